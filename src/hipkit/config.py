@@ -1,0 +1,157 @@
+"""Environment variables hipkit reads: one typed registry, documented in README.
+
+Each variable is read when asked for (not at import), so tests and programs may
+set them at run time.  A malformed value raises ``ValueError`` naming the variable.
+
+Example
+-------
+>>> from hipkit import config
+>>> config.get("HIPKIT_CPU_WARP_SIZE")
+64
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Generic, TypeVar
+
+T = TypeVar("T")
+
+__all__ = ["Variable", "VARIABLES", "get", "cache_dir"]
+
+
+@dataclass(frozen=True)
+class Variable(Generic[T]):
+    """One environment variable: its name, parser, default and documentation."""
+
+    name: str
+    parse: Callable[[str], T]
+    default: T
+    doc: str
+
+    def read(self) -> T:
+        raw = os.environ.get(self.name)
+        if raw is None or raw.strip() == "":
+            return self.default
+        try:
+            return self.parse(raw.strip())
+        except ValueError as exc:
+            raise ValueError(f"{self.name}={raw!r}: {exc}") from None
+
+
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        value = value.lower()
+        if value not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}")
+        return value
+
+    return parse
+
+
+def _int_in(*allowed: int) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        number = int(value)
+        if number not in allowed:
+            raise ValueError(f"expected one of {', '.join(map(str, allowed))}")
+        return number
+
+    return parse
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError("expected a positive integer")
+    return number
+
+
+def _flag(value: str) -> bool:
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 0 or 1")
+
+
+def _device_list(value: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in value.split(",") if part.strip())
+
+
+VARIABLES: dict[str, Variable] = {
+    v.name: v
+    for v in (
+        Variable(
+            "HIPKIT_PLATFORM",
+            _choice("cpu", "nvidia", "amd"),
+            "",
+            "Force a platform; default: the first usable of nvidia, amd, cpu.",
+        ),
+        Variable(
+            "HIP_VISIBLE_DEVICES",
+            _device_list,
+            (),
+            "Comma-separated device indices visible to hipkit (as in HIP).",
+        ),
+        Variable(
+            "HIPKIT_CACHE_DIR",
+            str,
+            "",
+            "Where compiled kernels and the CPU runtime are cached; "
+            "default: $XDG_CACHE_HOME/hipkit or ~/.cache/hipkit.",
+        ),
+        Variable(
+            "HIPKIT_CPU_WARP_SIZE",
+            _int_in(32, 64),
+            64,
+            "Warp size of the CPU device: 64 (as AMD Instinct) or 32.",
+        ),
+        Variable(
+            "HIPKIT_CPU_THREADS",
+            _positive_int,
+            0,
+            "Worker threads of the CPU device; default: one per core.",
+        ),
+        Variable(
+            "HIPKIT_CPU_EXEC",
+            _choice("auto", "fiber"),
+            "auto",
+            "How CPU kernels with barriers run: auto (loops split at barriers "
+            "where possible) or fiber (one user-space context per thread).",
+        ),
+        Variable(
+            "HIPKIT_CXX",
+            str,
+            "g++",
+            "The C++ compiler the CPU platform uses.",
+        ),
+        Variable(
+            "HIP_LAUNCH_BLOCKING",
+            _flag,
+            False,
+            "1: every kernel launch waits for the kernel to finish.",
+        ),
+        Variable(
+            "HIPKIT_LOG_LEVEL",
+            _choice("debug", "info", "warning", "error"),
+            "warning",
+            "Level of hipkit's log messages (logger 'hipkit').",
+        ),
+    )
+}
+
+
+def get(name: str):
+    """Return the parsed value of a registered environment variable."""
+    return VARIABLES[name].read()
+
+
+def cache_dir() -> Path:
+    """The directory of hipkit's on-disk caches (created on demand)."""
+    configured = get("HIPKIT_CACHE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "hipkit"

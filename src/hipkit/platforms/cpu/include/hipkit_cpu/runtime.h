@@ -1,0 +1,159 @@
+// hipkit CPU platform: the runtime's host API (libhipkit_cpu.so).
+//
+// One implementation serves the Python API (through ctypes) and, later, whole
+// HIP programs (hip_runtime.h maps hipMalloc & co. onto these).  Every function
+// is thread-safe and returns a hipError_t value (HIP's numbering).
+//
+// Errors raised by a running kernel (illegal address, device assert, trap)
+// are *sticky*, as on a GPU: the launch itself returned hipSuccess, and the
+// error is returned by the next synchronizing call and by every later call
+// that uses the device, until hkrt_device_reset().
+#ifndef HIPKIT_CPU_RUNTIME_H
+#define HIPKIT_CPU_RUNTIME_H
+
+#include "abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// hipError_t values the runtime returns (HIP's numbering).
+enum {
+  HKRT_SUCCESS = 0,
+  HKRT_ERROR_INVALID_VALUE = 1,
+  HKRT_ERROR_OUT_OF_MEMORY = 2,
+  HKRT_ERROR_NOT_INITIALIZED = 3,
+  HKRT_ERROR_INVALID_CONFIGURATION = 9,
+  HKRT_ERROR_INVALID_SYMBOL = 13,
+  HKRT_ERROR_INVALID_DEVICE_POINTER = 17,
+  HKRT_ERROR_INVALID_MEMCPY_DIRECTION = 21,
+  HKRT_ERROR_INVALID_DEVICE = 101,
+  HKRT_ERROR_INVALID_IMAGE = 200,
+  HKRT_ERROR_FILE_NOT_FOUND = 301,
+  HKRT_ERROR_SHARED_OBJECT_INIT_FAILED = 303,
+  HKRT_ERROR_INVALID_HANDLE = 400,
+  HKRT_ERROR_NOT_FOUND = 500,
+  HKRT_ERROR_NOT_READY = 600,
+  HKRT_ERROR_ILLEGAL_ADDRESS = 700,
+  HKRT_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  HKRT_ERROR_ASSERT = 710,
+  HKRT_ERROR_LAUNCH_FAILURE = 719,
+  HKRT_ERROR_NOT_SUPPORTED = 801,
+  HKRT_ERROR_UNKNOWN = 999
+};
+
+// hipMemcpyKind
+enum {
+  HKRT_MEMCPY_HOST_TO_HOST = 0,
+  HKRT_MEMCPY_HOST_TO_DEVICE = 1,
+  HKRT_MEMCPY_DEVICE_TO_HOST = 2,
+  HKRT_MEMCPY_DEVICE_TO_DEVICE = 3,
+  HKRT_MEMCPY_DEFAULT = 4
+};
+
+// Stream and event flags (hipStreamNonBlocking, hipEventDisableTiming, ...).
+#define HKRT_STREAM_NON_BLOCKING 0x1u
+#define HKRT_EVENT_BLOCKING_SYNC 0x1u
+#define HKRT_EVENT_DISABLE_TIMING 0x2u
+
+typedef struct hkrt_stream hkrt_stream;  // NULL is the null (legacy default) stream
+typedef struct hkrt_event hkrt_event;
+typedef struct hkrt_module hkrt_module;
+
+typedef struct hkrt_device_info {
+  char name[256];              // CPU model name
+  char arch[64];               // target name, e.g. "x86_64" (gcnArchName's place)
+  uint64_t total_global_mem;   // physical memory
+  uint32_t warp_size;
+  uint32_t max_threads_per_block;   // 1024
+  uint32_t max_threads_dim[3];      // 1024, 1024, 1024
+  uint32_t max_grid_size[3];        // 2^31-1, 65535, 65535
+  uint32_t shared_mem_per_block;    // 65536
+  uint32_t multiprocessor_count;    // worker threads
+  uint32_t clock_rate_khz;
+  uint32_t l2_cache_size;
+  uint32_t total_const_mem;
+  uint32_t regs_per_block;
+  uint32_t compute_capability[2];   // reported as 0.0 on the CPU
+} hkrt_device_info;
+
+typedef struct hkrt_function_attributes {
+  uint32_t mode;                 // enum hk_exec_mode
+  uint32_t num_params;
+  uint32_t static_shared_bytes;
+  uint32_t max_threads_per_block;  // from __launch_bounds__, else 1024
+} hkrt_function_attributes;
+
+// Start the runtime.  warp_size: 32 or 64 (0: HIPKIT_CPU_WARP_SIZE or 64);
+// num_threads: worker threads (0: HIPKIT_CPU_THREADS or the number of cores).
+// Idempotent; a later call with different non-zero values is
+// hipErrorInvalidValue.
+int hkrt_init(uint32_t warp_size, uint32_t num_threads);
+int hkrt_get_device_info(hkrt_device_info* out);
+
+// A message with details of the last error returned to this host thread
+// (faulting address, failed assertion, compile problem ...), or "".
+const char* hkrt_last_error_detail(void);
+// The sticky error, or hipSuccess; does not clear it.
+int hkrt_sticky_error(void);
+
+int hkrt_malloc(void** ptr, size_t size);          // size 0 gives NULL, success
+int hkrt_free(void* ptr);                          // NULL is a no-op
+int hkrt_host_malloc(void** ptr, size_t size);
+int hkrt_host_free(void* ptr);
+// 1 if ptr lies in memory from hkrt_malloc, 2 if from hkrt_host_malloc, else 0.
+int hkrt_pointer_kind(const void* ptr);
+int hkrt_mem_get_info(size_t* free_bytes, size_t* total_bytes);
+
+// Ordered on `stream` (async != 0) or synchronous with respect to the host.
+int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind,
+                hkrt_stream* stream, int async);
+// Sets `count` elements of elem_size bytes (1, 2 or 4) to `value`.
+int hkrt_memset(void* dst, uint32_t value, size_t count, uint32_t elem_size,
+                hkrt_stream* stream, int async);
+
+int hkrt_stream_create(hkrt_stream** out, unsigned int flags);
+int hkrt_stream_destroy(hkrt_stream* stream);
+int hkrt_stream_synchronize(hkrt_stream* stream);
+int hkrt_stream_query(hkrt_stream* stream);        // hipSuccess or hipErrorNotReady
+int hkrt_stream_wait_event(hkrt_stream* stream, hkrt_event* event, unsigned int flags);
+
+int hkrt_event_create(hkrt_event** out, unsigned int flags);
+int hkrt_event_destroy(hkrt_event* event);
+int hkrt_event_record(hkrt_event* event, hkrt_stream* stream);
+int hkrt_event_synchronize(hkrt_event* event);
+int hkrt_event_query(hkrt_event* event);
+int hkrt_event_elapsed_time(float* ms, hkrt_event* start, hkrt_event* stop);
+
+int hkrt_device_synchronize(void);
+// Clears the sticky error, waits for and destroys all streams, events,
+// modules and allocations (as hipDeviceReset).
+int hkrt_device_reset(void);
+// Incremented by every hkrt_device_reset(), so callers can tell stale handles.
+uint64_t hkrt_reset_generation(void);
+
+int hkrt_module_load(const char* path, hkrt_module** out);
+int hkrt_module_unload(hkrt_module* module);
+int hkrt_module_get_function(hkrt_module* module, const char* name,
+                             const hk_kernel_desc** out);
+int hkrt_function_get_attributes(const hk_kernel_desc* function,
+                                 hkrt_function_attributes* out);
+int hkrt_module_get_global(hkrt_module* module, const char* name, void** ptr,
+                           size_t* size);
+
+// Launch `function` on `stream`.  args[i] points to the i-th argument.
+int hkrt_launch(const hk_kernel_desc* function, const uint32_t grid[3],
+                const uint32_t block[3], uint32_t dynamic_shared_bytes,
+                hkrt_stream* stream, void** args);
+// The same with arguments packed into one buffer, each at the next offset
+// aligned to its parameter's alignment (as CUDA's parameter buffer).
+int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
+                       const uint32_t block[3], uint32_t dynamic_shared_bytes,
+                       hkrt_stream* stream, const void* arg_buffer,
+                       size_t arg_bytes);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif  // HIPKIT_CPU_RUNTIME_H
