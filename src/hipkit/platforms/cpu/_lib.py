@@ -1,0 +1,190 @@
+"""Build and load ``libhipkit_cpu.so``, the CPU platform's runtime library.
+
+The library is compiled from ``runtime/`` with the system C++ compiler
+(``HIPKIT_CXX``) into the build cache, keyed by its sources, flags and the
+compiler's version.  Kernel modules link against it (see :func:`lib_dir`);
+Python calls it through ctypes (see :func:`load`).
+
+Example
+-------
+>>> from hipkit.platforms.cpu import _lib
+>>> lib = _lib.load()
+>>> lib.hkrt_init(0, 0)
+0
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shlex
+import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
+from pathlib import Path
+
+from ... import _cache, config
+
+__all__ = [
+    "INCLUDE_DIR",
+    "LIBRARY_NAME",
+    "build_key",
+    "lib_dir",
+    "load",
+]
+
+_HERE = Path(__file__).parent
+INCLUDE_DIR = _HERE / "include"
+_SOURCE_DIR = _HERE / "runtime"
+LIBRARY_NAME = "libhipkit_cpu.so"
+_COMPILE_FLAGS = ("-O2", "-g", "-std=c++17", "-fPIC", "-pthread")
+_LINK_FLAGS = ("-shared", "-pthread", f"-Wl,-soname,{LIBRARY_NAME}")
+_LIBS = ("-ldl",)  # dlopen lives in libdl before glibc 2.34
+
+
+_u32_array = POINTER(c_uint32)
+_out_handle = POINTER(c_void_p)
+
+# Every hkrt_* function of runtime.h: name -> (restype, argtypes).  Handles
+# (streams, events, modules, functions) are plain pointers, and so are the
+# output structs, so that callers may pass ctypes.byref() of their own
+# Structure with the layout of hkrt_device_info / hkrt_function_attributes.
+_SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "hkrt_init": (c_int, [c_uint32, c_uint32]),
+    "hkrt_get_device_info": (c_int, [c_void_p]),
+    "hkrt_last_error_detail": (c_char_p, []),
+    "hkrt_sticky_error": (c_int, []),
+    "hkrt_malloc": (c_int, [_out_handle, c_size_t]),
+    "hkrt_free": (c_int, [c_void_p]),
+    "hkrt_host_malloc": (c_int, [_out_handle, c_size_t]),
+    "hkrt_host_free": (c_int, [c_void_p]),
+    "hkrt_pointer_kind": (c_int, [c_void_p]),
+    "hkrt_mem_get_info": (c_int, [POINTER(c_size_t), POINTER(c_size_t)]),
+    "hkrt_memcpy": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_void_p, c_int]),
+    "hkrt_memset": (c_int, [c_void_p, c_uint32, c_size_t, c_uint32, c_void_p, c_int]),
+    "hkrt_stream_create": (c_int, [_out_handle, ctypes.c_uint]),
+    "hkrt_stream_destroy": (c_int, [c_void_p]),
+    "hkrt_stream_synchronize": (c_int, [c_void_p]),
+    "hkrt_stream_query": (c_int, [c_void_p]),
+    "hkrt_stream_wait_event": (c_int, [c_void_p, c_void_p, ctypes.c_uint]),
+    "hkrt_event_create": (c_int, [_out_handle, ctypes.c_uint]),
+    "hkrt_event_destroy": (c_int, [c_void_p]),
+    "hkrt_event_record": (c_int, [c_void_p, c_void_p]),
+    "hkrt_event_synchronize": (c_int, [c_void_p]),
+    "hkrt_event_query": (c_int, [c_void_p]),
+    "hkrt_event_elapsed_time": (c_int, [POINTER(c_float), c_void_p, c_void_p]),
+    "hkrt_device_synchronize": (c_int, []),
+    "hkrt_device_reset": (c_int, []),
+    "hkrt_reset_generation": (c_uint64, []),
+    "hkrt_module_load": (c_int, [c_char_p, _out_handle]),
+    "hkrt_module_unload": (c_int, [c_void_p]),
+    "hkrt_module_get_function": (c_int, [c_void_p, c_char_p, _out_handle]),
+    "hkrt_function_get_attributes": (c_int, [c_void_p, c_void_p]),
+    "hkrt_module_get_global": (c_int, [c_void_p, c_char_p, _out_handle, POINTER(c_size_t)]),
+    "hkrt_launch": (
+        c_int,
+        [c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, POINTER(c_void_p)],
+    ),
+    "hkrt_launch_packed": (
+        c_int,
+        [c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
+    ),
+}
+
+
+def _compiler() -> list[str]:
+    return shlex.split(config.get("HIPKIT_CXX"))
+
+
+@functools.cache
+def _compiler_version(compiler: tuple[str, ...]) -> str:
+    try:
+        result = subprocess.run([*compiler, "--version"], capture_output=True, text=True)
+    except OSError as exc:
+        raise RuntimeError(f"cannot run the C++ compiler {shlex.join(compiler)}: {exc}") from None
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"{shlex.join(compiler)} --version failed:\n{result.stdout}{result.stderr}"
+        )
+    return result.stdout
+
+
+# The headers of include/ that the runtime includes (the others are for kernels).
+_CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h")
+
+
+def _sources() -> list[Path]:
+    """Every file the library is built from: the runtime's sources and headers."""
+    runtime = [p for p in _SOURCE_DIR.iterdir() if p.suffix in (".cpp", ".S", ".h")]
+    return sorted(runtime) + [INCLUDE_DIR / header for header in _CONTRACT_HEADERS]
+
+
+def build_key() -> str:
+    """The hash identifying the library built from these sources with this compiler."""
+    compiler = tuple(_compiler())
+    parts: list[str | bytes] = []
+    for path in _sources():
+        parts += [path.name, path.read_bytes()]
+    parts += [*_COMPILE_FLAGS, *_LINK_FLAGS, *_LIBS, _compiler_version(compiler)]
+    return _cache.digest(parts)
+
+
+def _run(command: list[str]) -> None:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as exc:
+        raise RuntimeError(f"cannot run the C++ compiler: {exc}") from None
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"building {LIBRARY_NAME} failed:\n$ {shlex.join(command)}\n"
+            f"{result.stdout}{result.stderr}"
+        )
+
+
+def _build(out: Path) -> None:
+    compiler = _compiler()
+
+    def compile_one(source: Path) -> str:
+        obj = str(out / f"{source.name}.o")
+        _run([*compiler, *_COMPILE_FLAGS, f"-I{INCLUDE_DIR}", "-c", str(source), "-o", obj])
+        return obj
+
+    # One compiler per source file, in parallel: the first build is on the
+    # critical path of a user's first kernel launch.
+    sources = [p for p in _sources() if p.suffix in (".cpp", ".S")]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        objects = list(pool.map(compile_one, sources))
+    _run([*compiler, *_LINK_FLAGS, *objects, "-o", str(out / LIBRARY_NAME), *_LIBS])
+    for obj in objects:
+        os.unlink(obj)
+
+
+def lib_dir() -> Path:
+    """The directory holding ``libhipkit_cpu.so``, built on first use.
+
+    Kernel modules link with ``-L<dir> -lhipkit_cpu -Wl,-rpath,<dir>``.
+    """
+    return _cache.entry("runtime", build_key(), _build)
+
+
+_lock = threading.Lock()
+_library: ctypes.CDLL | None = None
+
+
+def load() -> ctypes.CDLL:
+    """The runtime library, built if needed and loaded once per process.
+
+    Every ``hkrt_*`` function has its ``argtypes`` and ``restype`` declared.
+    """
+    global _library
+    with _lock:
+        if _library is None:
+            library = ctypes.CDLL(str(lib_dir() / LIBRARY_NAME))
+            for name, (restype, argtypes) in _SIGNATURES.items():
+                function = getattr(library, name)
+                function.restype = restype
+                function.argtypes = argtypes
+            _library = library
+        return _library

@@ -1,0 +1,223 @@
+// Kernel launches: the registry of launchable functions (with the attributes
+// found by running each once in query mode), launch validation, and the
+// copy of the arguments into the launch.
+#include <cstring>
+#include <unordered_map>
+
+#include "internal.h"
+
+namespace hk {
+
+namespace {
+
+struct FunctionInfo {
+  Module* module = nullptr;  // null for kernels not loaded from a module
+  uint32_t static_shared_bytes = 0;
+  uint32_t max_threads_per_block = 1024;
+  std::vector<size_t> offsets;  // of each parameter in the packed buffer
+  size_t packed_bytes = 0;      // where the last parameter ends
+  size_t padded_bytes = 0;      // rounded up to the largest alignment
+};
+
+// Under the registry lock.  Entries are keyed by descriptor: kernels of
+// whole programs are launched without ever being looked up in a module.
+std::unordered_map<const hk_kernel_desc*, FunctionInfo> functions;
+
+constexpr uint32_t kMaxBlockThreads = 1024;
+constexpr uint32_t kSharedBytes = 65536;
+
+size_t round_up(size_t value, size_t align) { return (value + align - 1) / align * align; }
+
+void compute_layout(const hk_kernel_desc* desc, FunctionInfo* info) {
+  size_t offset = 0, max_align = 1;
+  for (uint32_t i = 0; i < desc->num_params; ++i) {
+    size_t align = desc->params[i].align != 0 ? desc->params[i].align : 1;
+    offset = round_up(offset, align);
+    info->offsets.push_back(offset);
+    offset += desc->params[i].size;
+    max_align = std::max(max_align, align);
+  }
+  info->packed_bytes = offset;
+  info->padded_bytes = round_up(offset, max_align);
+}
+
+// Gives `k` storage for the arguments: the pointer array, then the bytes
+// (64-byte aligned, zeroed), which are returned.
+unsigned char* allocate_arguments(KernelLaunch& k, const hk_kernel_desc* desc,
+                                  const FunctionInfo& info) {
+  const size_t pointers = desc->num_params * sizeof(void*);
+  k.storage.reset(new unsigned char[pointers + 64 + info.padded_bytes]());
+  k.args = reinterpret_cast<void**>(k.storage.get());
+  auto* bytes = reinterpret_cast<unsigned char*>(
+      round_up(reinterpret_cast<uintptr_t>(k.storage.get()) + pointers, 64));
+  for (uint32_t i = 0; i < desc->num_params; ++i) k.args[i] = bytes + info.offsets[i];
+  return bytes;
+}
+
+// Runs the block function once with nthreads == 0, on this thread: it runs
+// no GPU thread and reports its static shared memory and launch bounds.
+int query(const hk_kernel_desc* desc, FunctionInfo* info) {
+  KernelLaunch k;
+  allocate_arguments(k, desc, *info);
+  static const hk_index3 no_thread = {0, 0, 0};
+  alignas(64) static unsigned char no_shared[64];
+  hk_block_context block = {};
+  block.warp_size = config.warp_size;
+  block.thread_ids = &no_thread;
+  block.dynamic_shared = no_shared;
+  hk_block_context* saved_block = __hk_block;
+  const hk_index3 saved[4] = {threadIdx, blockIdx, blockDim, gridDim};
+  threadIdx = blockIdx = blockDim = gridDim = no_thread;
+  __hk_block = &block;
+  ExecContext exec;
+  exec.kernel_name = desc->name;
+  int code = run_guarded(exec, [&] { desc->entry(k.args); });
+  __hk_block = saved_block;
+  threadIdx = saved[0], blockIdx = saved[1], blockDim = saved[2], gridDim = saved[3];
+  if (code != HKRT_SUCCESS) return fail(code, "%s (in query mode)", exec.detail);
+  info->static_shared_bytes = block.static_shared_bytes;
+  info->max_threads_per_block = block.max_threads_per_block == 0
+                                    ? kMaxBlockThreads
+                                    : std::min(block.max_threads_per_block, kMaxBlockThreads);
+  return HKRT_SUCCESS;
+}
+
+int validate(const hk_kernel_desc* desc, const FunctionInfo& info, const hk_index3& g,
+             const hk_index3& b, uint32_t dynamic_shared) {
+  auto bad = [&](const char* why) {
+    return fail(HKRT_ERROR_INVALID_CONFIGURATION,
+                "launch of %s with grid (%u,%u,%u), block (%u,%u,%u), %u bytes of dynamic "
+                "shared memory: %s",
+                desc->name, g.x, g.y, g.z, b.x, b.y, b.z, dynamic_shared, why);
+  };
+  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0)
+    return bad("every dimension must be at least 1");
+  if (b.x > kMaxBlockThreads || b.y > kMaxBlockThreads || b.z > kMaxBlockThreads)
+    return bad("a block dimension exceeds 1024");
+  uint64_t threads = uint64_t(b.x) * b.y * b.z;
+  if (threads > kMaxBlockThreads) return bad("more than 1024 threads per block");
+  if (threads > info.max_threads_per_block)
+    return bad("more threads per block than the kernel's __launch_bounds__");
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+    return bad("the grid exceeds (2^31-1, 65535, 65535)");
+  if (uint64_t(dynamic_shared) + info.static_shared_bytes > kSharedBytes)
+    return bad("more than 64 KiB of shared memory per block");
+  return HKRT_SUCCESS;
+}
+
+// The common part of both launch forms: exactly one of `packed` (with
+// `packed_bytes`) and `args` describes the arguments.
+int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
+           uint32_t dynamic_shared, hkrt_stream* stream, const void* packed,
+           size_t packed_bytes, void** args) {
+  if (int error = ensure_init()) return error;
+  if (function == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "launch of a NULL function");
+  if (grid == nullptr || block == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "launch with a NULL grid or block");
+  if (int error = stream_check(stream)) return error;
+  if (int error = sticky_check()) return error;
+
+  KernelLaunch k;
+  k.desc = function;
+  k.grid = {grid[0], grid[1], grid[2]};
+  k.block = {block[0], block[1], block[2]};
+  k.dynamic_shared_bytes = dynamic_shared;
+  {
+    auto lock = registry_lock();
+    auto it = functions.find(function);
+    if (it == functions.end()) {
+      lock.unlock();
+      if (int error = function_register(function)) return error;
+      lock.lock();
+      it = functions.find(function);
+      if (it == functions.end())
+        return fail(HKRT_ERROR_INVALID_HANDLE, "%s was unloaded", function->name);
+    }
+    const FunctionInfo& info = it->second;
+    if (int error = validate(function, info, k.grid, k.block, dynamic_shared)) return error;
+    const uint32_t n = function->num_params;
+    if (args == nullptr && packed_bytes != info.packed_bytes && packed_bytes != info.padded_bytes)
+      return fail(HKRT_ERROR_INVALID_VALUE, "%s takes %zu bytes of packed arguments, not %zu",
+                  function->name, info.packed_bytes, packed_bytes);
+    if (n > 0 && args == nullptr && packed == nullptr)
+      return fail(HKRT_ERROR_INVALID_VALUE, "%s: NULL arguments", function->name);
+    for (uint32_t i = 0; args != nullptr && i < n; ++i)
+      if (args[i] == nullptr)
+        return fail(HKRT_ERROR_INVALID_VALUE, "%s: argument %u is NULL", function->name, i);
+    unsigned char* bytes = allocate_arguments(k, function, info);
+    if (args == nullptr) {
+      if (info.packed_bytes != 0) memcpy(bytes, packed, info.packed_bytes);
+    } else {
+      for (uint32_t i = 0; i < n; ++i) memcpy(k.args[i], args[i], function->params[i].size);
+    }
+    k.module = info.module;
+    if (k.module != nullptr) module_launch_started(k.module);
+  }
+  auto* op = new Op;
+  op->kind = OpKind::Kernel;
+  op->is_job = true;
+  op->total = uint64_t(k.grid.x) * k.grid.y * k.grid.z;
+  op->kernel = std::move(k);
+  Op* waited = enqueue(stream, op, nullptr, config.launch_blocking);
+  if (waited == nullptr) return HKRT_SUCCESS;
+  wait_and_unref(waited);
+  return sticky_check();
+}
+
+}  // namespace
+
+int function_register(const hk_kernel_desc* desc) {
+  {
+    auto lock = registry_lock();
+    if (functions.count(desc) != 0) return HKRT_SUCCESS;
+  }
+  FunctionInfo info;
+  compute_layout(desc, &info);
+  if (int error = query(desc, &info)) return error;
+  auto lock = registry_lock();
+  info.module = module_owning_locked(desc);
+  functions.emplace(desc, std::move(info));
+  return HKRT_SUCCESS;
+}
+
+void function_forget_locked(const hk_kernel_desc* desc) { functions.erase(desc); }
+
+}  // namespace hk
+
+using namespace hk;
+
+extern "C" {
+
+int hkrt_function_get_attributes(const hk_kernel_desc* function, hkrt_function_attributes* out) {
+  if (int error = ensure_init()) return error;
+  if (function == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "attributes of a NULL function");
+  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "function attributes: NULL output");
+  if (int error = function_register(function)) return error;
+  auto lock = registry_lock();
+  auto it = functions.find(function);
+  if (it == functions.end())
+    return fail(HKRT_ERROR_INVALID_HANDLE, "%s was unloaded", function->name);
+  out->mode = function->mode;
+  out->num_params = function->num_params;
+  out->static_shared_bytes = it->second.static_shared_bytes;
+  out->max_threads_per_block = it->second.max_threads_per_block;
+  return HKRT_SUCCESS;
+}
+
+int hkrt_launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
+                uint32_t dynamic_shared_bytes, hkrt_stream* stream, void** args) {
+  if (function != nullptr && function->num_params > 0 && args == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "%s: NULL argument array", function->name);
+  static void* no_arguments[1];
+  return launch(function, grid, block, dynamic_shared_bytes, stream, nullptr, 0,
+                args != nullptr ? args : no_arguments);
+}
+
+int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
+                       const uint32_t block[3], uint32_t dynamic_shared_bytes,
+                       hkrt_stream* stream, const void* arg_buffer, size_t arg_bytes) {
+  return launch(function, grid, block, dynamic_shared_bytes, stream, arg_buffer, arg_bytes,
+                nullptr);
+}
+
+}  // extern "C"
