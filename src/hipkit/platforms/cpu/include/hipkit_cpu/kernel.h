@@ -1,0 +1,26 @@
+// hipkit CPU platform: included first into every HIP source compiled for the CPU.
+//
+// HIP's execution-space and memory-space keywords become marker identifiers
+// (__hk_global, __hk_device, __hk_shared, __hk_launch_bounds) that survive
+// preprocessing; hipkit's source transform then rewrites each kernel into a
+// block function and removes every marker.  A source compiled without the
+// transform therefore fails to build instead of running wrongly.
+#ifndef HIPKIT_CPU_KERNEL_H
+#define HIPKIT_CPU_KERNEL_H
+
+#include "device.h"
+#include "exec.h"
+
+#define __global__ __hk_global
+#define __device__ __hk_device
+#define __constant__ __hk_device
+#define __managed__ __hk_device
+#define __shared__ __hk_shared
+#define __host__
+#define __launch_bounds__(...) __hk_launch_bounds(__VA_ARGS__)
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define HIP_DYNAMIC_SHARED(type, var) extern __hk_shared type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+#endif  // HIPKIT_CPU_KERNEL_H

@@ -1,0 +1,212 @@
+// hipkit CPU platform: char1 ... double4 and dim3 (part of device.h).
+//
+// Each vector type is a plain struct with members x, y, z, w, CUDA's size and
+// alignment (float2 8, float4 16, double2 16, ...), a trivial default
+// constructor (so `__shared__ float4 s[64];` runs no code) and trivially
+// copyable.  As in HIP: a one-argument constructor broadcasts, the
+// N-argument constructor converts each element (no narrowing errors), and
+// the arithmetic operators work element-wise, with a scalar on either side.
+// Unlike HIP (like CUDA's aggregates), 2..N-1 arguments zero-fill the rest.
+#ifndef HIPKIT_CPU_VECTOR_TYPES_H
+#define HIPKIT_CPU_VECTOR_TYPES_H
+
+#ifndef HIPKIT_CPU_DEVICE_H
+#error "include hipkit_cpu/device.h, not its parts"
+#endif
+
+#include <type_traits>
+
+namespace __hk {
+
+template <class U>
+using enable_if_arith = typename std::enable_if<std::is_arithmetic<U>::value, int>::type;
+
+// vec_info<V> describes vector type V (element type, rank); the operators
+// below exist only for types that have one.
+template <class V>
+struct vec_info {};
+template <class V>
+using vec_elem = typename vec_info<V>::elem;
+
+template <class V, class F>
+constexpr void vec_each(V& a, const V& b, F f) {
+  constexpr int n = vec_info<V>::rank;
+  f(a.x, b.x);
+  if constexpr (n > 1) f(a.y, b.y);
+  if constexpr (n > 2) f(a.z, b.z);
+  if constexpr (n > 3) f(a.w, b.w);
+}
+
+}  // namespace __hk
+
+// Element-wise operators, with a scalar on either side.  Namespace-scope
+// templates rather than per-type functions: declared once for all 48 types,
+// which keeps the header fast to compile.
+#define __HK_VEC_BINARY(op)                                                     \
+  template <class V, class T = __hk::vec_elem<V>>                               \
+  constexpr V& operator op##=(V& a, const V& b) {                               \
+    __hk::vec_each(a, b, [](T& l, T r) { l op##= r; });                         \
+    return a;                                                                   \
+  }                                                                             \
+  template <class V, class T = __hk::vec_elem<V>>                               \
+  constexpr V& operator op##=(V& a, __hk::vec_elem<V> s) {                      \
+    __hk::vec_each(a, a, [s](T& l, T) { l op##= s; });                          \
+    return a;                                                                   \
+  }                                                                             \
+  template <class V, class = __hk::vec_elem<V>>                                 \
+  constexpr V operator op(V a, const V& b) {                                    \
+    return a op##= b;                                                           \
+  }                                                                             \
+  template <class V>                                                            \
+  constexpr V operator op(V a, __hk::vec_elem<V> s) {                           \
+    return a op##= s;                                                           \
+  }                                                                             \
+  template <class V>                                                            \
+  constexpr V operator op(__hk::vec_elem<V> s, const V& b) {                    \
+    V a(s);                                                                     \
+    return a op##= b;                                                           \
+  }
+__HK_VEC_BINARY(+)
+__HK_VEC_BINARY(-)
+__HK_VEC_BINARY(*)
+__HK_VEC_BINARY(/)
+// Integer element types only (as HIP); using them on float4 fails to compile.
+__HK_VEC_BINARY(%)
+__HK_VEC_BINARY(&)
+__HK_VEC_BINARY(|)
+__HK_VEC_BINARY(^)
+__HK_VEC_BINARY(<<)
+__HK_VEC_BINARY(>>)
+#undef __HK_VEC_BINARY
+
+template <class V, class = __hk::vec_elem<V>>
+constexpr V operator+(const V& a) {
+  return a;
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V operator-(V a) {
+  __hk::vec_each(a, a, [](T& l, T) { l = static_cast<T>(-l); });
+  return a;
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V operator~(V a) {
+  __hk::vec_each(a, a, [](T& l, T) { l = static_cast<T>(~l); });
+  return a;
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V& operator++(V& a) {
+  return a += T(1);
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V& operator--(V& a) {
+  return a -= T(1);
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V operator++(V& a, int) {
+  const V old = a;
+  a += T(1);
+  return old;
+}
+template <class V, class T = __hk::vec_elem<V>>
+constexpr V operator--(V& a, int) {
+  const V old = a;
+  a -= T(1);
+  return old;
+}
+template <class V, class = __hk::vec_elem<V>>
+constexpr bool operator==(const V& a, const V& b) {
+  bool equal = true;
+  __hk::vec_each(const_cast<V&>(a), b, [&equal](const auto& l, const auto& r) { equal = equal && l == r; });
+  return equal;
+}
+template <class V, class = __hk::vec_elem<V>>
+constexpr bool operator!=(const V& a, const V& b) {
+  return !(a == b);
+}
+
+// CUDA's alignment: rank 1 and 3 as the element, rank 2 twice its size,
+// rank 4 four times its size but at most 16.
+#define __HK_VEC_ALIGN2(T) (2 * sizeof(T))
+#define __HK_VEC_ALIGN4(T) (4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16)
+
+#define __HK_VEC_BROADCAST(name, T, ...)                                      \
+  name() = default;                                                           \
+  template <class U, __hk::enable_if_arith<U> = 0>                            \
+  constexpr name(U s) : __VA_ARGS__ {}
+
+#define __HK_VEC_TYPES(base, T, EXTRA3)                                          \
+  struct alignas(sizeof(T)) base##1 {          \
+    T x;                                                                      \
+    __HK_VEC_BROADCAST(base##1, T, x(static_cast<T>(s)))                      \
+  };                                                                          \
+  struct alignas(__HK_VEC_ALIGN2(T)) base##2 { \
+    T x, y;                                                                   \
+    __HK_VEC_BROADCAST(base##2, T, x(static_cast<T>(s)), y(static_cast<T>(s))) \
+    template <class U0, class U1>                                             \
+    constexpr base##2(U0 a, U1 b) : x(static_cast<T>(a)), y(static_cast<T>(b)) {} \
+  };                                                                          \
+  struct alignas(sizeof(T)) base##3 {          \
+    T x, y, z;                                                                \
+    __HK_VEC_BROADCAST(base##3, T, x(static_cast<T>(s)), y(static_cast<T>(s)), \
+                       z(static_cast<T>(s)))                                  \
+    template <class U0, class U1, class U2 = T>                               \
+    constexpr base##3(U0 a, U1 b, U2 c = U2())                                \
+        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)) {} \
+    EXTRA3                                                                    \
+  };                                                                          \
+  struct alignas(__HK_VEC_ALIGN4(T)) base##4 { \
+    T x, y, z, w;                                                             \
+    __HK_VEC_BROADCAST(base##4, T, x(static_cast<T>(s)), y(static_cast<T>(s)), \
+                       z(static_cast<T>(s)), w(static_cast<T>(s)))            \
+    template <class U0, class U1, class U2 = T, class U3 = T>                 \
+    constexpr base##4(U0 a, U1 b, U2 c = U2(), U3 d = U3())                   \
+        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)),   \
+          w(static_cast<T>(d)) {}                                             \
+  };                                                                          \
+  template <class = void> constexpr inline base##1 make_##base##1(T x) { return base##1(x); }         \
+  template <class = void> constexpr inline base##2 make_##base##2(T x, T y) { return base##2(x, y); } \
+  template <class = void> constexpr inline base##3 make_##base##3(T x, T y, T z) {                    \
+    return base##3(x, y, z);                                                  \
+  }                                                                           \
+  template <class = void> constexpr inline base##4 make_##base##4(T x, T y, T z, T w) {               \
+    return base##4(x, y, z, w);                                               \
+  }                                                                           \
+  namespace __hk {                                                            \
+  template <> struct vec_info<base##1> { using elem = T; static constexpr int rank = 1; }; \
+  template <> struct vec_info<base##2> { using elem = T; static constexpr int rank = 2; }; \
+  template <> struct vec_info<base##3> { using elem = T; static constexpr int rank = 3; }; \
+  template <> struct vec_info<base##4> { using elem = T; static constexpr int rank = 4; }; \
+  }
+
+// CUDA's char vectors hold signed char (plain char is unsigned on AArch64).
+__HK_VEC_TYPES(char, signed char, )
+__HK_VEC_TYPES(uchar, unsigned char, )
+__HK_VEC_TYPES(short, short, )
+__HK_VEC_TYPES(ushort, unsigned short, )
+__HK_VEC_TYPES(int, int, )
+// uint3 is what threadIdx & co. convert to: `uint3 t = threadIdx;`.
+#define __HK_UINT3_FROM_INDEX constexpr uint3(const hk_index3& v) : x(v.x), y(v.y), z(v.z) {}
+__HK_VEC_TYPES(uint, unsigned int, __HK_UINT3_FROM_INDEX)
+#undef __HK_UINT3_FROM_INDEX
+__HK_VEC_TYPES(long, long, )
+__HK_VEC_TYPES(ulong, unsigned long, )
+__HK_VEC_TYPES(longlong, long long, )
+__HK_VEC_TYPES(ulonglong, unsigned long long, )
+__HK_VEC_TYPES(float, float, )
+__HK_VEC_TYPES(double, double, )
+
+#undef __HK_VEC_TYPES
+#undef __HK_VEC_BROADCAST
+#undef __HK_VEC_ALIGN2
+#undef __HK_VEC_ALIGN4
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  constexpr dim3(const uint3& v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr dim3(const hk_index3& v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3(x, y, z); }
+};
+
+#endif  // HIPKIT_CPU_VECTOR_TYPES_H
