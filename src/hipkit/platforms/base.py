@@ -1,0 +1,191 @@
+"""The platform interface (DESIGN.md, seam 2): what each platform provides.
+
+A platform (cpu, nvidia, amd) is one module implementing :class:`Platform`:
+devices and their properties; memory; streams and events; compiling source
+for a target; loading modules; launching.  Everything above it — the pythonic
+API, ``hipkit.hip``, the tools — is written once against this class.
+
+Handles (pointers, streams, events, modules) are plain ints; 0 is the null
+stream.  Every method raises :class:`hipkit.HipError` on failure.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+# hipMemcpyKind
+HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT = range(5)
+
+# How a kernel parameter is passed (hipkit_cpu/abi.h: hk_param_kind).
+PARAM_POINTER, PARAM_SIGNED, PARAM_UNSIGNED, PARAM_FLOAT, PARAM_OTHER = range(5)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What compiling needs (seam 1): a platform, an architecture, a warp size."""
+
+    platform: str  # "cpu", "nvidia" or "amd"
+    arch: str  # "x86_64", "sm_90", "gfx90a"
+    warp_size: int
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.arch} (warp {self.warp_size})"
+
+
+@dataclass(frozen=True)
+class DeviceProperties:
+    """hipDeviceProp_t's commonly read fields (HIP's names)."""
+
+    name: str
+    gcnArchName: str  # noqa: N815 - HIP's field names
+    platform: str
+    totalGlobalMem: int  # noqa: N815
+    sharedMemPerBlock: int  # noqa: N815
+    warpSize: int  # noqa: N815
+    maxThreadsPerBlock: int  # noqa: N815
+    maxThreadsDim: tuple[int, int, int]  # noqa: N815
+    maxGridSize: tuple[int, int, int]  # noqa: N815
+    multiProcessorCount: int  # noqa: N815
+    clockRate: int  # noqa: N815 - kHz
+    l2CacheSize: int  # noqa: N815
+    totalConstMem: int  # noqa: N815
+    regsPerBlock: int  # noqa: N815
+    major: int
+    minor: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Param:
+    size: int
+    align: int
+    kind: int  # PARAM_*
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """A loaded kernel: its platform handle and what launching needs to know."""
+
+    handle: int
+    name: str
+    params: tuple[Param, ...]
+    static_shared_bytes: int
+    max_threads_per_block: int
+    detail: str = ""  # e.g. how the CPU runs it
+
+
+class Platform(ABC):
+    """One platform's implementation of the runtime.  Subclasses are singletons
+    made by :func:`hipkit.platforms.get`; their constructor raises
+    :class:`PlatformUnavailable` with the reason when the platform cannot run."""
+
+    name: ClassVar[str]
+
+    # -- devices
+    @abstractmethod
+    def device_count(self) -> int: ...
+
+    @abstractmethod
+    def properties(self, device: int) -> DeviceProperties: ...
+
+    @abstractmethod
+    def target(self, device: int) -> Target: ...
+
+    # -- memory
+    @abstractmethod
+    def malloc(self, device: int, nbytes: int) -> int: ...
+
+    @abstractmethod
+    def free(self, device: int, ptr: int) -> None: ...
+
+    @abstractmethod
+    def host_malloc(self, nbytes: int) -> int: ...
+
+    @abstractmethod
+    def host_free(self, ptr: int) -> None: ...
+
+    @abstractmethod
+    def mem_info(self, device: int) -> tuple[int, int]: ...
+
+    @abstractmethod
+    def memcpy(self, device: int, dst: int, src: int, nbytes: int, kind: int, stream: int,
+               asynchronous: bool) -> None: ...
+
+    @abstractmethod
+    def memset(self, device: int, dst: int, value: int, count: int, elem_size: int, stream: int,
+               asynchronous: bool) -> None: ...
+
+    # -- streams and events
+    @abstractmethod
+    def stream_create(self, device: int, non_blocking: bool) -> int: ...
+
+    @abstractmethod
+    def stream_destroy(self, device: int, stream: int) -> None: ...
+
+    @abstractmethod
+    def stream_synchronize(self, device: int, stream: int) -> None: ...
+
+    @abstractmethod
+    def stream_query(self, device: int, stream: int) -> bool: ...
+
+    @abstractmethod
+    def stream_wait_event(self, device: int, stream: int, event: int) -> None: ...
+
+    @abstractmethod
+    def event_create(self, device: int, timing: bool, blocking: bool) -> int: ...
+
+    @abstractmethod
+    def event_destroy(self, device: int, event: int) -> None: ...
+
+    @abstractmethod
+    def event_record(self, device: int, event: int, stream: int) -> None: ...
+
+    @abstractmethod
+    def event_synchronize(self, device: int, event: int) -> None: ...
+
+    @abstractmethod
+    def event_query(self, device: int, event: int) -> bool: ...
+
+    @abstractmethod
+    def event_elapsed(self, device: int, start: int, stop: int) -> float: ...
+
+    @abstractmethod
+    def synchronize(self, device: int) -> None: ...
+
+    @abstractmethod
+    def reset(self, device: int) -> None: ...
+
+    @abstractmethod
+    def reset_generation(self, device: int) -> int:
+        """A number that changes whenever the device is reset (stale handles)."""
+
+    # -- code
+    @abstractmethod
+    def compile(self, source: str, target: Target, *, name: str, options: tuple[str, ...],
+                name_expressions: tuple[str, ...], headers: dict[str, str]) -> Any:
+        """Compile for ``target`` (no device needed); returns a binary for load_module.
+        ``headers`` maps include names to their text (hiprtc's in-memory headers)."""
+
+    @abstractmethod
+    def load_module(self, device: int, binary: Any) -> int: ...
+
+    @abstractmethod
+    def unload_module(self, device: int, module: int) -> None: ...
+
+    @abstractmethod
+    def get_function(self, device: int, module: int, name: str) -> FunctionInfo: ...
+
+    @abstractmethod
+    def get_global(self, device: int, module: int, name: str) -> tuple[int, int]: ...
+
+    @abstractmethod
+    def launch(self, device: int, function: FunctionInfo, grid: tuple[int, int, int],
+               block: tuple[int, int, int], shared_mem: int, stream: int, args: bytes) -> None: ...
+
+
+class PlatformUnavailable(Exception):
+    """Raised by a platform's constructor: why it cannot be used here."""

@@ -1,0 +1,279 @@
+"""The CPU platform: HIP kernels compiled to native code, run on all cores.
+
+The runtime is libhipkit_cpu (C++, built on first use and cached), the same
+library whole HIP programs link against; this module is its Python face.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform as _platform
+from functools import cached_property
+
+from ... import config
+from ..._errors import HipError
+from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
+from . import _lib
+from .compiler import Binary, compile_source
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char * 256),
+        ("arch", ctypes.c_char * 64),
+        ("total_global_mem", ctypes.c_uint64),
+        ("warp_size", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+        ("max_threads_dim", ctypes.c_uint32 * 3),
+        ("max_grid_size", ctypes.c_uint32 * 3),
+        ("shared_mem_per_block", ctypes.c_uint32),
+        ("multiprocessor_count", ctypes.c_uint32),
+        ("clock_rate_khz", ctypes.c_uint32),
+        ("l2_cache_size", ctypes.c_uint32),
+        ("total_const_mem", ctypes.c_uint32),
+        ("regs_per_block", ctypes.c_uint32),
+        ("compute_capability", ctypes.c_uint32 * 2),
+    ]
+
+
+class _ParamDesc(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("align", ctypes.c_uint32), ("kind", ctypes.c_uint32)]
+
+
+class _KernelDesc(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("symbol", ctypes.c_void_p),
+        ("entry", ctypes.c_void_p),
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("params", ctypes.POINTER(_ParamDesc)),
+    ]
+
+
+class _FunctionAttributes(ctypes.Structure):
+    _fields_ = [
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("static_shared_bytes", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+    ]
+
+
+_MODES = ("loop", "split", "fiber")
+_Dim3 = ctypes.c_uint32 * 3
+
+
+class CpuPlatform(Platform):
+    """The CPU as one HIP device (warp size 64, or HIPKIT_CPU_WARP_SIZE)."""
+
+    name = "cpu"
+
+    def __init__(self) -> None:
+        try:
+            self._lib = _lib.load()
+        except (OSError, RuntimeError) as exc:
+            raise PlatformUnavailable(f"the CPU runtime could not be built: {exc}") from exc
+        self._call(
+            self._lib.hkrt_init(config.get("HIPKIT_CPU_WARP_SIZE"), config.get("HIPKIT_CPU_THREADS"))
+        )
+        self._generation = self._lib.hkrt_reset_generation()
+
+    def _call(self, code: int) -> None:
+        if code != 0:
+            detail = self._lib.hkrt_last_error_detail()
+            raise HipError(code, detail.decode(errors="replace") if detail else "")
+
+    @staticmethod
+    def _check_device(device: int) -> None:
+        if device != 0:
+            raise HipError(101, f"the CPU platform has one device (0), not {device}")
+
+    # ------------------------------------------------------------------ devices
+
+    def device_count(self) -> int:
+        return 1
+
+    @cached_property
+    def _info(self) -> _DeviceInfo:
+        info = _DeviceInfo()
+        self._call(self._lib.hkrt_get_device_info(ctypes.byref(info)))
+        return info
+
+    def properties(self, device: int) -> DeviceProperties:
+        self._check_device(device)
+        i = self._info
+        return DeviceProperties(
+            name=i.name.decode(errors="replace"),
+            gcnArchName=i.arch.decode(),
+            platform=self.name,
+            totalGlobalMem=i.total_global_mem,
+            sharedMemPerBlock=i.shared_mem_per_block,
+            warpSize=i.warp_size,
+            maxThreadsPerBlock=i.max_threads_per_block,
+            maxThreadsDim=tuple(i.max_threads_dim),
+            maxGridSize=tuple(i.max_grid_size),
+            multiProcessorCount=i.multiprocessor_count,
+            clockRate=i.clock_rate_khz,
+            l2CacheSize=i.l2_cache_size,
+            totalConstMem=i.total_const_mem,
+            regsPerBlock=i.regs_per_block,
+            major=i.compute_capability[0],
+            minor=i.compute_capability[1],
+        )
+
+    def target(self, device: int) -> Target:
+        self._check_device(device)
+        return Target("cpu", _platform.machine(), self._info.warp_size)
+
+    # ------------------------------------------------------------------ memory
+
+    def malloc(self, device: int, nbytes: int) -> int:
+        self._check_device(device)
+        ptr = ctypes.c_void_p()
+        self._call(self._lib.hkrt_malloc(ctypes.byref(ptr), nbytes))
+        return ptr.value or 0
+
+    def free(self, device: int, ptr: int) -> None:
+        self._call(self._lib.hkrt_free(ptr))
+
+    def host_malloc(self, nbytes: int) -> int:
+        ptr = ctypes.c_void_p()
+        self._call(self._lib.hkrt_host_malloc(ctypes.byref(ptr), nbytes))
+        return ptr.value or 0
+
+    def host_free(self, ptr: int) -> None:
+        self._call(self._lib.hkrt_host_free(ptr))
+
+    def mem_info(self, device: int) -> tuple[int, int]:
+        self._check_device(device)
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        self._call(self._lib.hkrt_mem_get_info(ctypes.byref(free), ctypes.byref(total)))
+        return free.value, total.value
+
+    def memcpy(self, device, dst, src, nbytes, kind, stream, asynchronous) -> None:
+        self._call(self._lib.hkrt_memcpy(dst, src, nbytes, kind, stream or None, int(asynchronous)))
+
+    def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
+        self._call(
+            self._lib.hkrt_memset(dst, value, count, elem_size, stream or None, int(asynchronous))
+        )
+
+    # ------------------------------------------------------------------ streams, events
+
+    def stream_create(self, device: int, non_blocking: bool) -> int:
+        self._check_device(device)
+        handle = ctypes.c_void_p()
+        self._call(self._lib.hkrt_stream_create(ctypes.byref(handle), 1 if non_blocking else 0))
+        return handle.value or 0
+
+    def stream_destroy(self, device, stream) -> None:
+        self._call(self._lib.hkrt_stream_destroy(stream))
+
+    def stream_synchronize(self, device, stream) -> None:
+        self._call(self._lib.hkrt_stream_synchronize(stream or None))
+
+    def stream_query(self, device, stream) -> bool:
+        code = self._lib.hkrt_stream_query(stream or None)
+        if code == 600:
+            return False
+        self._call(code)
+        return True
+
+    def stream_wait_event(self, device, stream, event) -> None:
+        self._call(self._lib.hkrt_stream_wait_event(stream or None, event, 0))
+
+    def event_create(self, device, timing, blocking) -> int:
+        handle = ctypes.c_void_p()
+        flags = (0 if timing else 0x2) | (0x1 if blocking else 0)
+        self._call(self._lib.hkrt_event_create(ctypes.byref(handle), flags))
+        return handle.value or 0
+
+    def event_destroy(self, device, event) -> None:
+        self._call(self._lib.hkrt_event_destroy(event))
+
+    def event_record(self, device, event, stream) -> None:
+        self._call(self._lib.hkrt_event_record(event, stream or None))
+
+    def event_synchronize(self, device, event) -> None:
+        self._call(self._lib.hkrt_event_synchronize(event))
+
+    def event_query(self, device, event) -> bool:
+        code = self._lib.hkrt_event_query(event)
+        if code == 600:
+            return False
+        self._call(code)
+        return True
+
+    def event_elapsed(self, device, start, stop) -> float:
+        ms = ctypes.c_float()
+        self._call(self._lib.hkrt_event_elapsed_time(ctypes.byref(ms), start, stop))
+        return ms.value
+
+    def synchronize(self, device: int) -> None:
+        self._check_device(device)
+        self._call(self._lib.hkrt_device_synchronize())
+
+    def reset(self, device: int) -> None:
+        self._check_device(device)
+        try:
+            self._call(self._lib.hkrt_device_reset())
+        finally:
+            self._generation = self._lib.hkrt_reset_generation()
+
+    def reset_generation(self, device: int) -> int:
+        # Checked for every launch argument, so a plain attribute rather than a
+        # C call; every reset of this process's runtime goes through reset().
+        return self._generation
+
+    # ------------------------------------------------------------------ code
+
+    def compile(self, source, target, *, name, options, name_expressions, headers) -> Binary:
+        if target.platform != "cpu":
+            raise ValueError(f"the CPU platform cannot compile for {target}")
+        return compile_source(
+            source, name=name, options=options, name_expressions=name_expressions,
+            headers=headers, warp_size=target.warp_size,
+        )
+
+    def load_module(self, device: int, binary: Binary) -> int:
+        self._check_device(device)
+        handle = ctypes.c_void_p()
+        self._call(self._lib.hkrt_module_load(str(binary.path).encode(), ctypes.byref(handle)))
+        return handle.value or 0
+
+    def unload_module(self, device, module) -> None:
+        self._call(self._lib.hkrt_module_unload(module))
+
+    def get_function(self, device, module, name) -> FunctionInfo:
+        desc = ctypes.c_void_p()
+        self._call(self._lib.hkrt_module_get_function(module, name.encode(), ctypes.byref(desc)))
+        kernel = ctypes.cast(desc, ctypes.POINTER(_KernelDesc)).contents
+        attrs = _FunctionAttributes()
+        self._call(self._lib.hkrt_function_get_attributes(desc, ctypes.byref(attrs)))
+        params = tuple(
+            Param(kernel.params[i].size, kernel.params[i].align, kernel.params[i].kind)
+            for i in range(kernel.num_params)
+        )
+        return FunctionInfo(
+            handle=desc.value or 0,
+            name=name,
+            params=params,
+            static_shared_bytes=attrs.static_shared_bytes,
+            max_threads_per_block=attrs.max_threads_per_block or 1024,
+            detail=f"{_MODES[attrs.mode]} execution",
+        )
+
+    def get_global(self, device, module, name) -> tuple[int, int]:
+        ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+        self._call(
+            self._lib.hkrt_module_get_global(module, name.encode(), ctypes.byref(ptr), ctypes.byref(size))
+        )
+        return ptr.value or 0, size.value
+
+    def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
+        code = self._lib.hkrt_launch_packed(
+            function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
+        )
+        if code:
+            self._call(code)

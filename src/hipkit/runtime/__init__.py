@@ -1,0 +1,1 @@
+"""The pythonic runtime API: devices, memory, streams, events, modules, launches."""

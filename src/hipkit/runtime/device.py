@@ -1,0 +1,128 @@
+"""Devices: enumeration, properties, the current device.
+
+Example
+-------
+>>> import hipkit
+>>> dev = hipkit.Device(0)
+>>> dev.properties.warpSize
+64
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from .. import config, platforms
+from .._errors import HipError
+from ..platforms.base import DeviceProperties, Platform, Target
+
+
+class Device:
+    """One device of a platform (by default the default platform).
+
+    ``index`` counts the devices visible to hipkit (after HIP_VISIBLE_DEVICES).
+    ``with device:`` makes it the current device of this thread.
+    """
+
+    def __init__(self, index: int = 0, platform: str | Platform | None = None):
+        if isinstance(platform, Platform):
+            self.platform = platform
+        elif platform is None:
+            self.platform = platforms.default()
+        else:
+            self.platform = platforms.get(platform)
+        visible = _visible(self.platform)
+        if not 0 <= index < len(visible):
+            raise HipError(101, f"device {index} of {self.platform.name}: "
+                                f"{len(visible)} device(s) visible")
+        self.index = index
+        self._native = visible[index]
+        self._previous: list[Device] = []
+
+    @cached_property
+    def properties(self) -> DeviceProperties:
+        """hipGetDeviceProperties."""
+        return self.platform.properties(self._native)
+
+    @property
+    def name(self) -> str:
+        return self.properties.name
+
+    @property
+    def warp_size(self) -> int:
+        return self.properties.warpSize
+
+    @property
+    def target(self) -> Target:
+        """What to compile for to run here."""
+        return self.platform.target(self._native)
+
+    def synchronize(self) -> None:
+        """Wait for all work on the device (hipDeviceSynchronize)."""
+        self.platform.synchronize(self._native)
+
+    def mem_info(self) -> tuple[int, int]:
+        """(free, total) bytes of device memory (hipMemGetInfo)."""
+        return self.platform.mem_info(self._native)
+
+    def reset(self) -> None:
+        """hipDeviceReset: wait, free everything, clear a sticky error.  Every
+        array, stream, event and module of the device becomes unusable."""
+        self.platform.reset(self._native)
+
+    def __enter__(self) -> Device:
+        self._previous.append(get_device())
+        set_device(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        set_device(self._previous.pop())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and (self.platform, self.index) == (other.platform, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.platform.name, self.index))
+
+    def __repr__(self) -> str:
+        return f"<hipkit.Device {self.index} ({self.platform.name}): {self.name}>"
+
+
+def _visible(platform: Platform) -> list[int]:
+    """Native indices of the platform's devices that HIP_VISIBLE_DEVICES leaves."""
+    count = platform.device_count()
+    chosen = config.get("HIP_VISIBLE_DEVICES")
+    if platform.name == "cpu" or not chosen:
+        return list(range(count))
+    return [i for i in chosen if 0 <= i < count]
+
+
+def devices(platform: str | None = None) -> list[Device]:
+    """All visible devices of a platform (default: the default platform)."""
+    p = platforms.get(platform) if platform else platforms.default()
+    return [Device(i, p) for i in range(len(_visible(p)))]
+
+
+_current = threading.local()
+
+
+def get_device() -> Device:
+    """This thread's current device (hipGetDevice); device 0 of the default platform at first."""
+    dev = getattr(_current, "device", None)
+    if dev is None:
+        dev = Device(0)
+        _current.device = dev
+    return dev
+
+
+def set_device(device: Device | int) -> None:
+    """Make ``device`` (or index ``device`` of the current platform) current (hipSetDevice)."""
+    if isinstance(device, int):
+        device = Device(device, get_device().platform)
+    _current.device = device
+
+
+def synchronize() -> None:
+    """Wait for all work on the current device (hipDeviceSynchronize)."""
+    get_device().synchronize()

@@ -1,0 +1,324 @@
+"""Device memory and device arrays.
+
+:class:`DeviceArray` is an n-dimensional view of device memory, in the spirit of
+CuPy's ndarray without the arithmetic: shape, dtype, strides, slicing views,
+copies to and from the host, DLPack.  Kernels take it as a pointer argument.
+
+Example
+-------
+>>> import numpy as np, hipkit
+>>> a = hipkit.to_device(np.arange(6, dtype=np.float32).reshape(2, 3))
+>>> a[:, 1].get()
+array([1., 4.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .._errors import HipError
+from ..platforms.base import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
+from . import _dlpack
+from .device import Device, get_device
+
+# DLPack device type of each platform's device memory.
+_DL_DEVICE = {"cpu": _dlpack.kDLCPU, "nvidia": _dlpack.kDLCUDA, "amd": _dlpack.kDLROCM}
+
+
+class Allocation:
+    """Owns ``nbytes`` of device memory, freed when the last reference goes.
+
+    A device reset frees all memory: the allocation is then *stale* and
+    :meth:`check` raises instead of letting a kernel touch freed memory.
+    """
+
+    def __init__(self, nbytes: int, device: Device | None = None):
+        if nbytes < 0:
+            raise ValueError(f"negative allocation size {nbytes}")
+        self.device = device or get_device()
+        platform, native = self.device.platform, self.device._native
+        self.nbytes = nbytes
+        self.generation = platform.reset_generation(native)
+        self.ptr = platform.malloc(native, nbytes) if nbytes else 0
+        self._finalizer = weakref.finalize(self, _free, platform, native, self.ptr, self.generation)
+
+    def check(self) -> None:
+        """Raise if a device reset has freed this memory."""
+        dev = self.device
+        if dev.platform.reset_generation(dev._native) != self.generation:
+            raise HipError(400, "this memory was freed by a device reset")
+
+    def free(self) -> None:
+        """Free now rather than when garbage-collected."""
+        self._finalizer()
+
+
+def _free(platform, native: int, ptr: int, generation: int) -> None:
+    if ptr and platform.reset_generation(native) == generation:
+        try:
+            platform.free(native, ptr)
+        except HipError:
+            pass  # a sticky error: the memory goes with the next reset
+
+
+class DeviceArray:
+    """An array in device memory.
+
+    Make one with :func:`to_device`, :func:`empty`, :func:`zeros` or
+    :func:`from_dlpack`.  Indexing with integers, slices, ``...`` and ``None``
+    gives views; ``get()`` copies to a NumPy array.
+    """
+
+    __slots__ = ("shape", "dtype", "strides", "ptr", "device", "_owner", "__weakref__")
+
+    def __init__(self, shape, dtype, *, ptr: int, owner: Any, device: Device,
+                 strides: tuple[int, ...] | None = None):
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.strides = tuple(strides) if strides is not None else _c_strides(self.shape, self.dtype.itemsize)
+        self.ptr = int(ptr)
+        self.device = device
+        self._owner = owner
+
+    # -- geometry
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def is_contiguous(self) -> bool:
+        """C-contiguous (row-major, no gaps)."""
+        return self.size <= 1 or self.strides == _c_strides(self.shape, self.itemsize)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def _check(self) -> None:
+        if isinstance(self._owner, Allocation):
+            self._owner.check()
+
+    def _span(self) -> tuple[int, int]:
+        """(byte offset from ptr, byte length) of the memory the array touches."""
+        if self.size == 0:
+            return 0, 0
+        low = sum(s * (n - 1) for s, n in zip(self.strides, self.shape) if s < 0)
+        high = sum(s * (n - 1) for s, n in zip(self.strides, self.shape) if s > 0)
+        return low, high - low + self.itemsize
+
+    # -- views
+    def __getitem__(self, key) -> DeviceArray:
+        probe = _geometry_probe(self.shape, self.strides, self.dtype)
+        view = probe[key]
+        if not isinstance(view, np.ndarray) or not np.shares_memory(view, probe, max_work=0):
+            raise IndexError("device arrays support basic indexing only (integers, slices, ..., None)")
+        offset = view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+        return DeviceArray(view.shape, self.dtype, ptr=self.ptr + offset, owner=self._owner,
+                           device=self.device, strides=view.strides)
+
+    def reshape(self, *shape) -> DeviceArray:
+        """A view with another shape (the array must be C-contiguous)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = _resolve_shape(shape, self.size)
+        if not self.is_contiguous:
+            raise ValueError("reshape needs a C-contiguous array; copy() it first")
+        return DeviceArray(shape, self.dtype, ptr=self.ptr, owner=self._owner, device=self.device)
+
+    def view(self, dtype) -> DeviceArray:
+        """The same bytes seen as another dtype of the same item size."""
+        dtype = np.dtype(dtype)
+        if dtype.itemsize != self.itemsize:
+            raise ValueError("view() needs a dtype of the same item size")
+        return DeviceArray(self.shape, dtype, ptr=self.ptr, owner=self._owner,
+                           device=self.device, strides=self.strides)
+
+    # -- copies
+    def get(self, stream=None, out: np.ndarray | None = None) -> np.ndarray:
+        """Copy to a new (or the given) NumPy array.  With a ``stream`` the copy is
+        asynchronous: the result is valid once the stream has been synchronized."""
+        self._check()
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        elif out.shape != self.shape or out.dtype != self.dtype:
+            raise ValueError(f"out must be {self.dtype}{list(self.shape)}, got {out.dtype}{list(out.shape)}")
+        if self.size == 0:
+            return out
+        if self.is_contiguous and out.flags.c_contiguous:
+            self._copy(out.ctypes.data, self.ptr, self.nbytes, DEVICE_TO_HOST, stream)
+            return out
+        start, length = self._span()
+        staging = np.empty(length, np.uint8)
+        self._copy(staging.ctypes.data, self.ptr + start, length, DEVICE_TO_HOST, None)
+        out[...] = _strided_view(staging, -start, self.shape, self.strides, self.dtype)
+        return out
+
+    def set(self, array, stream=None) -> None:
+        """Copy a host array (anything NumPy can convert, broadcast to this shape) in."""
+        self._check()
+        src = np.ascontiguousarray(np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape))
+        if self.size == 0:
+            return
+        if self.is_contiguous:
+            self._copy(self.ptr, src.ctypes.data, self.nbytes, HOST_TO_DEVICE, stream)
+            return
+        start, length = self._span()
+        staging = np.empty(length, np.uint8)
+        self._copy(staging.ctypes.data, self.ptr + start, length, DEVICE_TO_HOST, None)
+        _strided_view(staging, -start, self.shape, self.strides, self.dtype)[...] = src
+        self._copy(self.ptr + start, staging.ctypes.data, length, HOST_TO_DEVICE, None)
+
+    def copy(self, stream=None) -> DeviceArray:
+        """A new C-contiguous device array with the same contents."""
+        self._check()
+        out = empty(self.shape, self.dtype, device=self.device)
+        if self.is_contiguous:
+            if self.nbytes:
+                self._copy(out.ptr, self.ptr, self.nbytes, DEVICE_TO_DEVICE, stream)
+        else:
+            out.set(self.get())
+        return out
+
+    def fill(self, value) -> None:
+        """Set every element to ``value``."""
+        if value == 0 and self.is_contiguous:
+            self._check()
+            if self.nbytes:
+                platform = self.device.platform
+                platform.memset(self.device._native, self.ptr, 0, self.nbytes, 1, 0, False)
+            return
+        self.set(np.full(self.shape, value, self.dtype))
+
+    def _copy(self, dst: int, src: int, nbytes: int, kind: int, stream) -> None:
+        handle = stream.handle if stream is not None else 0
+        self.device.platform.memcpy(self.device._native, dst, src, nbytes, kind, handle, stream is not None)
+
+    # -- interop
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return _DL_DEVICE[self.device.platform.name], self.device._native
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export as a DLPack capsule (zero-copy)."""
+        if copy:
+            raise BufferError("hipkit exports device arrays without copying (copy=True unsupported)")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export to DLPack device {dl_device}")
+        self._check()
+        if stream is not None and stream != -1:
+            self.device.synchronize()
+        return _dlpack.export(self.ptr, self.shape, self.strides, self.dtype,
+                              *self.__dlpack_device__(), owner=self, max_version=max_version)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("implicit conversion of a device array to NumPy is not allowed; use .get()")
+
+    def __repr__(self) -> str:
+        return (f"<hipkit.DeviceArray shape={self.shape} dtype={self.dtype} "
+                f"device={self.device.platform.name}:{self.device.index}>")
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _resolve_shape(shape, size: int) -> tuple[int, ...]:
+    shape = tuple(int(n) for n in shape)
+    if shape.count(-1) > 1:
+        raise ValueError("only one dimension can be -1")
+    if -1 in shape:
+        known = int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape size {size} into {shape}")
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise ValueError(f"cannot reshape size {size} into {shape}")
+    return shape
+
+
+def _geometry_probe(shape, strides, dtype) -> np.ndarray:
+    """An array with this geometry over a one-element buffer: indexing it
+    computes views (never reads elements) without touching device memory."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape, strides, writeable=False)
+
+
+def _strided_view(buffer: np.ndarray, offset: int, shape, strides, dtype) -> np.ndarray:
+    return np.ndarray(shape, dtype, buffer=buffer, offset=offset, strides=strides)
+
+
+# ------------------------------------------------------------------ factories
+
+
+def empty(shape, dtype=np.float32, device: Device | None = None) -> DeviceArray:
+    """An uninitialized device array."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    dtype = np.dtype(dtype)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimension in {shape}")
+    device = device or get_device()
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    alloc = Allocation(nbytes, device)
+    return DeviceArray(shape, dtype, ptr=alloc.ptr, owner=alloc, device=device)
+
+
+def zeros(shape, dtype=np.float32, device: Device | None = None) -> DeviceArray:
+    """A device array of zeros."""
+    out = empty(shape, dtype, device)
+    out.fill(0)
+    return out
+
+
+def empty_like(array, dtype=None) -> DeviceArray:
+    """An uninitialized device array with the shape (and dtype) of ``array``."""
+    device = array.device if isinstance(array, DeviceArray) else None
+    return empty(array.shape, dtype or array.dtype, device)
+
+
+def zeros_like(array, dtype=None) -> DeviceArray:
+    """A device array of zeros with the shape (and dtype) of ``array``."""
+    out = empty_like(array, dtype)
+    out.fill(0)
+    return out
+
+
+def to_device(array, dtype=None, device: Device | None = None, stream=None) -> DeviceArray:
+    """Copy a host array (or anything NumPy can convert) to a new device array."""
+    host = np.asarray(array, dtype=dtype)
+    out = empty(host.shape, host.dtype, device)
+    out.set(host, stream=stream)
+    return out
+
+
+def from_dlpack(obj, device: Device | None = None) -> DeviceArray:
+    """A zero-copy device array viewing another library's DLPack tensor (for
+    example a NumPy array on the CPU platform)."""
+    device = device or get_device()
+    imported = _dlpack.import_(obj)
+    want = _DL_DEVICE[device.platform.name]
+    if imported.device_type != want:
+        raise BufferError(
+            f"DLPack tensor is on device type {imported.device_type}, "
+            f"not {device.platform.name} memory (type {want})"
+        )
+    return DeviceArray(imported.shape, imported.dtype, ptr=imported.ptr, owner=imported.keepalive,
+                       device=device, strides=imported.strides)

@@ -1,0 +1,236 @@
+"""Compiling HIP C++, modules, kernels and launches.
+
+Example
+-------
+>>> mod = hipkit.compile('''
+... extern "C" __global__ void scale(float* x, float a, int n) {
+...     int i = blockIdx.x * blockDim.x + threadIdx.x;
+...     if (i < n) x[i] *= a;
+... }''')
+>>> scale = mod.get_function("scale")
+>>> scale[(n + 255) // 256, 256](x, 2.0, n)        # or scale.launch(grid, block, (x, 2.0, n))
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .. import platforms
+from .._errors import HipError
+from ..platforms.base import FunctionInfo, Target
+from ._args import Packer
+from .device import Device, get_device
+from .memory import DeviceArray
+from .stream import Stream
+
+
+def _dim3(value, what: str) -> tuple[int, int, int]:
+    """A launch dimension: an int, a sequence of 1-3 ints, or anything with x, y, z."""
+    if type(value) is int and 0 <= value < 1 << 32:
+        return (value, 1, 1)
+    if isinstance(value, (int, np.integer)):
+        dims = (int(value), 1, 1)
+    elif hasattr(value, "x"):
+        dims = (int(value.x), int(getattr(value, "y", 1)), int(getattr(value, "z", 1)))
+    else:
+        items = tuple(int(v) for v in value)
+        if not 1 <= len(items) <= 3:
+            raise HipError(9, f"{what} must have 1 to 3 dimensions, got {len(items)}")
+        dims = items + (1,) * (3 - len(items))
+    if any(not 0 <= d < 1 << 32 for d in dims):
+        raise HipError(9, f"{what} dimensions must be non-negative 32-bit values, got {dims}")
+    return dims  # type: ignore[return-value]
+
+
+def _resolve_target(target, device: Device) -> Target:
+    if target is None:
+        return device.target
+    if isinstance(target, Target):
+        return target
+    text = str(target)
+    if text == "cpu":
+        return Target("cpu", device.target.arch if device.platform.name == "cpu" else "x86_64",
+                      device.warp_size if device.platform.name == "cpu" else 64)
+    raise ValueError(f"unknown target {target!r}")
+
+
+def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
+    source: str,
+    *,
+    options: tuple[str, ...] | list[str] = (),
+    name_expressions: tuple[str, ...] | list[str] = (),
+    name: str = "kernel.hip",
+    headers: dict[str, str] | None = None,
+    target: Target | str | None = None,
+    device: Device | None = None,
+) -> Module:
+    """Compile HIP C++ source into a module.
+
+    Parameters
+    ----------
+    source
+        HIP C++: kernels, device functions, ``__device__`` globals.  Including
+        ``<hip/hip_runtime.h>`` is optional.
+    options
+        Compiler options: ``-D``, ``-U``, ``-I``, ``-std=``, ``-O``, ``-g``,
+        ``-ffast-math`` / ``--use_fast_math``, warnings.
+    name_expressions
+        Template kernel instantiations to make available, e.g. ``"axpy<float>"``
+        (as hiprtcAddNameExpression).
+    name
+        File name used in diagnostics.
+    headers
+        Include names mapped to their text: the source can ``#include`` them.
+    target
+        What to compile for; default: the device's target.  A module compiled
+        for another target can be saved but not run here.
+    device
+        Where the module is loaded; default: the current device.
+
+    Raises
+    ------
+    hipkit.CompileError
+        With the compiler's diagnostics, naming ``name`` and the user's lines.
+    """
+    device = device or get_device()
+    target = _resolve_target(target, device)
+    platform = platforms.get(target.platform)
+    binary = platform.compile(source, target, name=name, options=tuple(options),
+                              name_expressions=tuple(name_expressions), headers=dict(headers or {}))
+    return Module(binary, target, device if target == device.target else None)
+
+
+class Module:
+    """A compiled module: its kernels and device globals.
+
+    ``binary`` is what hipModuleLoadData would take; ``log`` holds compiler
+    warnings.  A module compiled for another target than its device's has no
+    device and cannot be run.
+    """
+
+    def __init__(self, binary: Any, target: Target, device: Device | None):
+        self.binary = binary
+        self.target = target
+        self.device = device
+        self.log: str = getattr(binary, "log", "")
+        self._functions: dict[str, Kernel] = {}
+        self.handle = 0
+        if device is not None:
+            platform = device.platform
+            self.handle = platform.load_module(device._native, binary)
+            generation = platform.reset_generation(device._native)
+            self._finalizer = weakref.finalize(self, _unload, device, self.handle, generation)
+
+    @property
+    def kernels(self) -> list[str]:
+        """Names (and name expressions) of the kernels in the module."""
+        return [name for name, _ in getattr(self.binary, "registered", ())]
+
+    def _loaded(self) -> Device:
+        if self.device is None:
+            raise HipError(209, f"module compiled for {self.target}, not loaded on a device")
+        return self.device
+
+    def get_function(self, name: str) -> Kernel:
+        """The kernel called ``name`` (its name, a name expression, or its mangled name)."""
+        kernel = self._functions.get(name)
+        if kernel is None:
+            device = self._loaded()
+            info = device.platform.get_function(device._native, self.handle, name)
+            kernel = Kernel(self, info, device)
+            self._functions[name] = kernel
+        return kernel
+
+    def get_global(self, name: str, dtype=np.uint8, shape=None) -> DeviceArray:
+        """A device array viewing the ``__device__``/``__constant__`` variable ``name``
+        (hipModuleGetGlobal); by default its raw bytes."""
+        device = self._loaded()
+        ptr, size = device.platform.get_global(device._native, self.handle, name)
+        dtype = np.dtype(dtype)
+        if shape is None:
+            if size % dtype.itemsize:
+                raise ValueError(f"{name} has {size} bytes, not a whole number of {dtype}")
+            shape = (size // dtype.itemsize,)
+        view = DeviceArray(shape, dtype, ptr=ptr, owner=self, device=device)
+        if view.nbytes > size:
+            raise ValueError(f"{name} has {size} bytes; {shape} of {dtype} needs {view.nbytes}")
+        return view
+
+    def __repr__(self) -> str:
+        return f"<hipkit.Module for {self.target}: {', '.join(self.kernels)}>"
+
+
+def _unload(device: Device, handle: int, generation: int) -> None:
+    if device.platform.reset_generation(device._native) == generation:
+        try:
+            device.platform.unload_module(device._native, handle)
+        except HipError:
+            pass  # a sticky error: unloaded by the next reset
+
+
+class Kernel:
+    """A ``__global__`` function of a loaded module."""
+
+    def __init__(self, module: Module, info: FunctionInfo, device: Device):
+        self.module = module
+        self.info = info
+        self.device = device
+        self._packer = Packer(info.params, info.name, device)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def num_params(self) -> int:
+        return len(self.info.params)
+
+    @property
+    def attributes(self) -> dict[str, int | str]:
+        """hipFuncGetAttributes' fields that hipkit knows."""
+        return {
+            "sharedSizeBytes": self.info.static_shared_bytes,
+            "maxThreadsPerBlock": self.info.max_threads_per_block,
+            "numParams": self.num_params,
+            "execution": self.info.detail,
+        }
+
+    def launch(self, grid, block, args=(), shared_mem: int = 0, stream: Stream | None = None) -> None:
+        """Launch on ``grid`` blocks of ``block`` threads (each an int, a 1-3 tuple
+        or a dim3-like object), with ``shared_mem`` bytes of dynamic shared memory,
+        on ``stream`` (None: the null stream).  Returns at once; errors in the
+        kernel appear at the next synchronization."""
+        packed = self._packer.pack(tuple(args))
+        handle = 0
+        if stream is not None:
+            if isinstance(stream, Stream):
+                stream._check()
+                handle = stream.handle
+            else:
+                handle = int(stream)
+        self.device.platform.launch(self.device._native, self.info, _dim3(grid, "grid"),
+                                    _dim3(block, "block"), int(shared_mem), handle, packed)
+
+    def __getitem__(self, config) -> _Launcher:
+        """``kernel[grid, block]`` or ``kernel[grid, block, shared_mem, stream]``,
+        then call with the arguments."""
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError("use kernel[grid, block] or kernel[grid, block, shared_mem, stream]")
+        return _Launcher(self, *config)
+
+    def __repr__(self) -> str:
+        return f"<hipkit.Kernel {self.name} ({self.info.detail})>"
+
+
+class _Launcher:
+    __slots__ = ("kernel", "grid", "block", "shared_mem", "stream")
+
+    def __init__(self, kernel: Kernel, grid, block, shared_mem: int = 0, stream=None):
+        self.kernel, self.grid, self.block = kernel, grid, block
+        self.shared_mem, self.stream = shared_mem, stream
+
+    def __call__(self, *args) -> None:
+        self.kernel.launch(self.grid, self.block, args, self.shared_mem, self.stream)

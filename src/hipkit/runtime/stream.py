@@ -1,0 +1,132 @@
+"""Streams and events.
+
+Work queued on one stream runs in order; different streams may overlap.  The
+null stream (``stream=None``) synchronizes with every blocking stream, as
+HIP's legacy default stream does.
+
+Example
+-------
+>>> s = hipkit.Stream()
+>>> start, stop = hipkit.Event(), hipkit.Event()
+>>> start.record(s); kernel.launch(grid, block, args, stream=s); stop.record(s)
+>>> stop.synchronize(); start.elapsed_time(stop)   # milliseconds
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .._errors import HipError
+from .device import Device, get_device
+
+
+class _Handle:
+    """A platform handle (stream or event) released when garbage-collected,
+    unless a device reset already destroyed it."""
+
+    def __init__(self, device: Device, handle: int, destroy):
+        self.device = device
+        self.handle = handle
+        self._generation = device.platform.reset_generation(device._native)
+        self._finalizer = weakref.finalize(self, _destroy, device, handle, self._generation, destroy)
+
+    def _check(self) -> None:
+        dev = self.device
+        if dev.platform.reset_generation(dev._native) != self._generation:
+            raise HipError(400, f"this {type(self).__name__.lower()} was destroyed by a device reset")
+
+
+def _destroy(device: Device, handle: int, generation: int, destroy) -> None:
+    if device.platform.reset_generation(device._native) == generation:
+        try:
+            destroy(device._native, handle)
+        except HipError:
+            pass  # a sticky error: destroyed by the next reset
+
+
+class Stream(_Handle):
+    """A queue of device work (hipStreamCreateWithFlags).
+
+    Parameters
+    ----------
+    device
+        Default: the current device.
+    non_blocking
+        hipStreamNonBlocking: do not synchronize with the null stream.
+    """
+
+    def __init__(self, device: Device | None = None, non_blocking: bool = False):
+        device = device or get_device()
+        platform = device.platform
+        super().__init__(device, platform.stream_create(device._native, non_blocking),
+                         platform.stream_destroy)
+        self.non_blocking = non_blocking
+
+    def synchronize(self) -> None:
+        """Wait until all work queued on the stream is done."""
+        self._check()
+        self.device.platform.stream_synchronize(self.device._native, self.handle)
+
+    def query(self) -> bool:
+        """True if all queued work is done (hipStreamQuery)."""
+        self._check()
+        return self.device.platform.stream_query(self.device._native, self.handle)
+
+    def wait(self, event: Event) -> None:
+        """Make later work on this stream wait for ``event`` (hipStreamWaitEvent)."""
+        self._check()
+        event._check()
+        self.device.platform.stream_wait_event(self.device._native, self.handle, event.handle)
+
+    def record(self, event: Event | None = None) -> Event:
+        """Record ``event`` (a new one if None) on this stream and return it."""
+        event = event or Event(self.device)
+        event.record(self)
+        return event
+
+    def __repr__(self) -> str:
+        return f"<hipkit.Stream 0x{self.handle:x} on {self.device!r}>"
+
+
+class Event(_Handle):
+    """A marker in a stream (hipEventCreateWithFlags).
+
+    Parameters
+    ----------
+    timing
+        False: hipEventDisableTiming (no timestamp, cheaper).
+    blocking
+        hipEventBlockingSync: ``synchronize`` sleeps instead of spinning.
+    """
+
+    def __init__(self, device: Device | None = None, timing: bool = True, blocking: bool = False):
+        device = device or get_device()
+        platform = device.platform
+        super().__init__(device, platform.event_create(device._native, timing, blocking),
+                         platform.event_destroy)
+
+    def record(self, stream: Stream | None = None) -> Event:
+        """Record the event on ``stream`` (None: the null stream)."""
+        self._check()
+        handle = stream.handle if stream is not None else 0
+        self.device.platform.event_record(self.device._native, self.handle, handle)
+        return self
+
+    def synchronize(self) -> None:
+        """Wait until the work before the event's record is done."""
+        self._check()
+        self.device.platform.event_synchronize(self.device._native, self.handle)
+
+    def query(self) -> bool:
+        """True if the event has completed (hipEventQuery)."""
+        self._check()
+        return self.device.platform.event_query(self.device._native, self.handle)
+
+    def elapsed_time(self, end: Event) -> float:
+        """Milliseconds from this event to ``end`` (hipEventElapsedTime)."""
+        self._check()
+        end._check()
+        return self.device.platform.event_elapsed(self.device._native, self.handle, end.handle)
+
+    def __repr__(self) -> str:
+        return f"<hipkit.Event 0x{self.handle:x} on {self.device!r}>"
