@@ -1,0 +1,125 @@
+"""The CPU source transform: which execution each kernel shape gets, and that
+the unusual shapes still compute the right thing (fibers as the fallback)."""
+
+import numpy as np
+import pytest
+
+import hipkit
+
+SOURCE = r"""
+__device__ void helper_barrier() { __syncthreads(); }
+
+extern "C" __global__ void plain(int* out) { out[threadIdx.x] = threadIdx.x; }
+
+extern "C" __global__ void top_barrier(int* out) {
+    __shared__ int s[128];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+
+extern "C" __global__ void per_thread_loop(int* out, int n) {
+    int acc = 0;
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        acc += k;
+        __syncthreads();
+        if (acc > 500) break;
+    }
+    out[threadIdx.x] = acc;
+}
+
+extern "C" __global__ void in_device_function(int* out) {
+    __shared__ int s[128];
+    s[threadIdx.x] = 2 * threadIdx.x;
+    helper_barrier();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+
+extern "C" __global__ void in_switch(int* out, int mode) {
+    __shared__ int s[128];
+    s[threadIdx.x] = threadIdx.x + 1;
+    switch (mode) {
+    case 1: __syncthreads(); out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x]; break;
+    default: out[threadIdx.x] = -1;
+    }
+}
+
+extern "C" __global__ void vote_in_condition(int* out) {
+    int v = threadIdx.x;
+    while (__any(v > 0)) { v -= 16; }
+    out[threadIdx.x] = v;
+}
+"""
+
+
+@pytest.fixture
+def cpu():
+    dev = hipkit.Device(0, platform="cpu")
+    with dev:
+        yield dev
+
+
+def execution(mod, name):
+    return next(k for k in mod.binary.kernels if k["name"] == name)
+
+
+def test_execution_modes(cpu, monkeypatch):
+    monkeypatch.setenv("HIPKIT_CPU_EXEC", "auto")
+    mod = hipkit.compile(SOURCE, name="shapes.hip")
+    assert execution(mod, "plain")["mode"] == "loop"
+    for name in ("top_barrier", "per_thread_loop"):
+        assert execution(mod, name)["mode"] == "split", execution(mod, name)
+    calls = execution(mod, "in_device_function")
+    assert calls["mode"] == "fiber" and "helper_barrier" in calls["reason"]
+    assert execution(mod, "in_switch")["mode"] == "fiber"
+    assert execution(mod, "vote_in_condition")["mode"] == "fiber"
+    assert mod.get_function("top_barrier").attributes["execution"] == "split execution"
+
+
+@pytest.mark.parametrize("executor", ["auto", "fiber"])
+def test_every_shape_computes_the_same(cpu, monkeypatch, executor):
+    monkeypatch.setenv("HIPKIT_CPU_EXEC", executor)
+    mod = hipkit.compile(SOURCE, name="shapes.hip")
+    out = hipkit.zeros(128, np.int32)
+    t = np.arange(128)
+
+    mod.get_function("top_barrier")[1, 128](out)
+    assert np.array_equal(out.get(), t[::-1])
+
+    n = 300
+    mod.get_function("per_thread_loop")[1, 128](out, n)
+    expect = []
+    for thread in t:
+        acc = 0
+        for k in range(thread, n, 128):
+            acc += k
+            if acc > 500:
+                break
+        expect.append(acc)
+    assert np.array_equal(out.get(), expect)
+
+    mod.get_function("in_device_function")[1, 128](out)
+    assert np.array_equal(out.get(), 2 * ((t + 1) % 128))
+
+    mod.get_function("in_switch")[1, 128](out, 1)
+    assert np.array_equal(out.get(), 128 - t)
+
+    warp = cpu.warp_size
+    mod.get_function("vote_in_condition")[1, 128](out)
+    # Each warp loops until no lane is positive: as many steps as its largest lane needs.
+    steps = [(-(-(w + warp - 1) // 16)) for w in range(0, 128, warp)]
+    expect = [thread - 16 * steps[thread // warp] for thread in t]
+    assert np.array_equal(out.get(), expect)
+
+
+def test_fiber_executor_is_reported(cpu, monkeypatch):
+    monkeypatch.setenv("HIPKIT_CPU_EXEC", "fiber")
+    mod = hipkit.compile(SOURCE, name="shapes.hip")
+    top = execution(mod, "top_barrier")
+    assert top["mode"] == "fiber" and top["reason"] == "HIPKIT_CPU_EXEC=fiber"
+    assert execution(mod, "plain")["mode"] == "loop"
+
+
+def test_name_expression_must_name_a_kernel(cpu):
+    with pytest.raises(hipkit.CompileError, match="nothing<int>"):
+        hipkit.compile(SOURCE, name_expressions=["nothing<int>"])
