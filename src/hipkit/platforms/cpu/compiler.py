@@ -179,7 +179,7 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
         opt = [] if any(o.startswith("-O") for o in user_options) else ["-O3"]
         cmd = [
             cxx, "-x", "c++-cpp-output", *std, *opt, "-march=native", "-fPIC", "-shared",
-            "-fno-math-errno", "-ffp-contract=fast", "-Wno-unknown-pragmas", *common,
+            "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast", "-Wno-unknown-pragmas", *common,
             *user_options, "kernel.ii", "-o", "module.so",
             f"-L{lib_dir}", "-lhipkit_cpu", f"-Wl,-rpath,{lib_dir}",
         ]

@@ -67,6 +67,8 @@ SYNC_OPS = {
     "__all": ("all", 0),
     "__all_sync": ("all", 1),
     "__activemask": ("activemask", 0),
+    "__lanemask_lt": ("lanemask_lt", 0),
+    "__lanemask_gt": ("lanemask_gt", 0),
     "__syncthreads_count": ("block_count", 0),
     "__syncthreads_and": ("block_and", 0),
     "__syncthreads_or": ("block_or", 0),
@@ -80,7 +82,7 @@ PURE_FUNCTIONS = frozenset(
     __ffsll __brev __brevll __mul24 __umul24 __mulhi __umulhi __float2int_rn __int2float_rn
     __float_as_int __int_as_float __float_as_uint __uint_as_float""".split()
 )
-THREAD_NAMES = frozenset({"threadIdx", "__lane_id"})
+THREAD_NAMES = frozenset({"threadIdx", "__lane_id", "__lanemask_eq"})
 CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "sizeof", "alignof", "decltype"})
 
 

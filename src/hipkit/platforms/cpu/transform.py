@@ -311,14 +311,14 @@ def _synchronizing_functions(toks: list[Token], functions: list[Function]) -> se
 
 
 def _reads_thread_identity(toks: list[Token], kernel_ranges: list[tuple[int, int]]) -> bool:
-    """Whether code other than kernel bodies reads threadIdx (then the thread
-    loops must keep the TLS variable up to date)."""
+    """Whether code other than kernel bodies reads threadIdx, or reports it in a
+    failed assert (then the thread loops keep the TLS variable up to date)."""
     for j, t in enumerate(toks):
         if t.kind != IDENT:
             continue
-        if t.text == "__lane_id":
+        if t.text in ("__lane_id", "__lanemask_eq"):
             return True
-        if t.text == "threadIdx" and not any(a < j < b for a, b in kernel_ranges):
+        if t.text in ("threadIdx", "__assert_fail") and not any(a < j < b for a, b in kernel_ranges):
             return True
     return False
 
@@ -370,6 +370,7 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
         body = None
         reason = reason or f"not parsed: {exc}"
     params = _param_modes(toks, fn)
+    unit.default_subs.update(_identity_rewrites(toks, fn, name))
     if body is not None:
         unit.default_subs.update(_local_atomics(toks, fn, body))
     splitter = Splitter(toks, unit.emit, unit.default_subs, params, device_globals, needs_tls,
@@ -407,6 +408,20 @@ ATOMICS = frozenset(
                  "unsafeAtomicMax")
     for scope in ("", "_block", "_system")
 )
+
+
+def _identity_rewrites(toks: list[Token], fn: Function, name: str) -> dict[int, tuple[int, str]]:
+    """In a kernel body: the function's name is the kernel's (not that of the
+    lambdas around the body), and a failing assert reports its own thread."""
+    subs = {}
+    assert fn.body_open is not None and fn.body_close is not None
+    for j in range(fn.body_open, fn.body_close):
+        text = toks[j].text
+        if text in ("__PRETTY_FUNCTION__", "__func__", "__FUNCTION__"):
+            subs[j] = (j, _c_string(name))
+        elif text == "__assert_fail" and toks[j + 1].text == "(":
+            subs[j] = (j + 1, "::__hk::kernel_assert_fail(threadIdx, ")
+    return subs
 
 
 def _local_atomics(toks: list[Token], fn: Function, body) -> dict[int, tuple[int, str]]:

@@ -55,8 +55,12 @@ __HK_INLINE T atomic_extremum(T* p, T val, Better better) {
     __atomic_compare_exchange(p, &compare, &v, false, __hk::relaxed, __hk::relaxed);   \
     return compare;                                                                    \
   }                                                                                    \
-  __HK_FN T atomicMin(T* p, T v) { return __hk::atomic_extremum(p, v, [](T a, T b) { return a < b; }); } \
-  __HK_FN T atomicMax(T* p, T v) { return __hk::atomic_extremum(p, v, [](T a, T b) { return a > b; }); }
+  __HK_FN T atomicMin(T* p, T v) {                                                     \
+    return __hk::atomic_extremum(p, v, [](T a, T b) { return a < b; });                \
+  }                                                                                    \
+  __HK_FN T atomicMax(T* p, T v) {                                                     \
+    return __hk::atomic_extremum(p, v, [](T a, T b) { return a > b; });                \
+  }
 
 #define __HK_ATOMIC_INT(T)                                                             \
   __HK_ATOMIC_COMMON(T)                                                                \
@@ -97,7 +101,9 @@ __HK_FN unsigned int atomicInc(unsigned int* p, unsigned int val) {
   return __hk::atomic_update(p, [val](unsigned int old) { return old >= val ? 0u : old + 1; });
 }
 __HK_FN unsigned int atomicDec(unsigned int* p, unsigned int val) {
-  return __hk::atomic_update(p, [val](unsigned int old) { return old == 0 || old > val ? val : old - 1; });
+  return __hk::atomic_update(p, [val](unsigned int old) {
+    return old == 0 || old > val ? val : old - 1;
+  });
 }
 
 __HK_FN __half atomicAdd(__half* p, __half v) {

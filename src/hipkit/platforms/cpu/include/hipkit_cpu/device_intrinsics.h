@@ -86,8 +86,8 @@ __HK_FN constexpr int __double2loint(double x) {
   return int(__builtin_bit_cast(unsigned long long, x) & 0xffffffffu);
 }
 __HK_FN constexpr double __hiloint2double(int hi, int lo) {
-  return __builtin_bit_cast(double, (static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) |
-                                        static_cast<unsigned>(lo));
+  const unsigned long long bits = static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32;
+  return __builtin_bit_cast(double, bits | static_cast<unsigned>(lo));
 }
 
 // ---- Integer intrinsics ---------------------------------------------------

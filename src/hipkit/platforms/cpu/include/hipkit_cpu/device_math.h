@@ -166,7 +166,9 @@ __HK_LAZY double norm4d(double a, double b, double c, double d) {
   return __hk::norm(4, v);
 }
 __HK_LAZY double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
-__HK_LAZY double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
+__HK_LAZY double rnorm4d(double a, double b, double c, double d) {
+  return 1.0 / norm4d(a, b, c, d);
+}
 __HK_LAZY double rhypot(double a, double b) { return 1.0 / std::hypot(a, b); }
 __HK_LAZY float norm3df(float a, float b, float c) {
   return float(std::sqrt(double(a) * a + double(b) * b + double(c) * c));
@@ -272,7 +274,8 @@ __HK_LAZY double erfcx(double x) { return __hk::erfcx(x); }
 // erfc(-x/sqrt(2)) with the rounding error of -x/sqrt(2) corrected to first
 // order: in the tail that error would be amplified by x^2.
 __HK_LAZY double normcdf(double x) {
-  constexpr double c = 0.70710678118654752440, c_lo = -4.833646656726457e-17;  // 1/sqrt(2) = c + c_lo
+  // 1/sqrt(2) = c + c_lo
+  constexpr double c = 0.70710678118654752440, c_lo = -4.833646656726457e-17;
   const double t = -x * c, t_lo = std::fma(-x, c, -t) - x * c_lo;
   return 0.5 * (std::erfc(t) - t_lo * (2.0 / __hk::sqrt_pi) * std::exp(-t * t));
 }

@@ -17,8 +17,12 @@ __HK_FN void __syncthreads() { __hk_fiber_barrier(); }
 __HK_FN int __syncthreads_count(int predicate) {
   return __hk_fiber_barrier_reduce(predicate != 0, 0);
 }
-__HK_FN int __syncthreads_and(int predicate) { return __hk_fiber_barrier_reduce(predicate != 0, 1); }
-__HK_FN int __syncthreads_or(int predicate) { return __hk_fiber_barrier_reduce(predicate != 0, 2); }
+__HK_FN int __syncthreads_and(int predicate) {
+  return __hk_fiber_barrier_reduce(predicate != 0, 1);
+}
+__HK_FN int __syncthreads_or(int predicate) {
+  return __hk_fiber_barrier_reduce(predicate != 0, 2);
+}
 
 // ---- Shuffle lanes -------------------------------------------------------------
 // Each returns the lane whose value `lane` reads, or `lane` itself when the

@@ -324,6 +324,24 @@ inline void split_activemask(const block& b, const unsigned char* m, const unsig
                   });
 }
 
+// __lanemask_lt / __lanemask_gt: the lanes taking part below / above the caller.
+template <class R>
+inline void split_lanemask_lt(const block& b, const unsigned char* m, const unsigned char* x,
+                              R* r) noexcept {
+  split_warp_vote(b, m, x, same<int>{1}, false,
+                  [&](int t, unsigned long long members, unsigned long long) {
+                    r[t] = static_cast<R>(members & ((1ull << (t % warpSize)) - 1));
+                  });
+}
+template <class R>
+inline void split_lanemask_gt(const block& b, const unsigned char* m, const unsigned char* x,
+                              R* r) noexcept {
+  split_warp_vote(b, m, x, same<int>{1}, false,
+                  [&](int t, unsigned long long members, unsigned long long) {
+                    r[t] = static_cast<R>(members & ~((2ull << (t % warpSize)) - 1));
+                  });
+}
+
 template <class R, class P, class Op>
 inline void split_block_reduce(const block& b, const unsigned char* m, const unsigned char* x,
                                R* r, const P& pred, Op op) noexcept {
@@ -456,6 +474,17 @@ struct dyn_shared {
   T* operator+(ptrdiff_t i) const noexcept { return get() + i; }
   T& operator*() const noexcept { return *get(); }
 };
+
+// ---- Device assert ----------------------------------------------------------
+
+// assert() in a kernel body: threadIdx there is a local of the thread loop, so
+// store it where the runtime's report looks.
+[[noreturn]] inline void kernel_assert_fail(const hk_index3& thread, const char* expr,
+                                            const char* file, unsigned int line,
+                                            const char* function) {
+  ::threadIdx = thread;
+  __hk_assert_fail(expr, file, line, function);
+}
 
 // ---- Kernel descriptors ------------------------------------------------------
 

@@ -32,7 +32,7 @@ __HK_INLINE float half_to_float(unsigned short h) {
   // Inf and NaN: maximal exponent, quiet NaN.
   bits = e == 0x0f800000u ? (bits + 0x38000000u) | (em & 0x7fffffu ? 0x400000u : 0u) : bits;
   // Zero and subnormals: m * 2^-24, as (2^-14 + m * 2^-24) - 2^-14.
-  const float sub = __builtin_bit_cast(float, bits + 0x00800000u) - __builtin_bit_cast(float, 0x38800000u);
+  const float sub = __builtin_bit_cast(float, bits + 0x00800000u) - 0x1p-14f;
   bits = e == 0 ? __builtin_bit_cast(unsigned, sub) : bits;
   return __builtin_bit_cast(float, bits | static_cast<unsigned>(h & 0x8000u) << 16);
 }
@@ -56,11 +56,10 @@ __HK_LAZY unsigned short double_to_half(double d) {
   const unsigned long long b = __builtin_bit_cast(unsigned long long, d);
   const unsigned sign = static_cast<unsigned>((b >> 48) & 0x8000u);
   const unsigned long long a = b & 0x7fffffffffffffffull;
-  if (a >= 0x7ff0000000000000ull)  // inf, or NaN kept quiet with its top payload
-    return static_cast<unsigned short>(a == 0x7ff0000000000000ull ? sign | 0x7c00u
-                                                                  : sign | 0x7e00u | ((a >> 42) & 0x3ffu));
+  if (a > 0x7ff0000000000000ull)  // NaN, quiet, with its top payload bits
+    return static_cast<unsigned short>(sign | 0x7e00u | ((a >> 42) & 0x3ffu));
   const int e = static_cast<int>(a >> 52) - 1023;
-  if (e > 15) return static_cast<unsigned short>(sign | 0x7c00u);
+  if (e > 15) return static_cast<unsigned short>(sign | 0x7c00u);  // and inf
   if (e < -25) return static_cast<unsigned short>(sign);
   const unsigned long long m = (a & 0xfffffffffffffull) | (1ull << 52);
   const int shift = e >= -14 ? 42 : 42 + (-14 - e);  // bits below the half's last digit
@@ -68,7 +67,8 @@ __HK_LAZY unsigned short double_to_half(double d) {
   const unsigned long long rem = m & ((1ull << shift) - 1), halfway = 1ull << (shift - 1);
   if (rem > halfway || (rem == halfway && (q & 1))) ++q;
   // A carry out of the significand moves to the next exponent (or to inf).
-  const unsigned long long h = e >= -14 ? (static_cast<unsigned long long>(e + 15) << 10) + q - 1024 : q;
+  const unsigned long long biased = static_cast<unsigned long long>(e + 15) << 10;
+  const unsigned long long h = e >= -14 ? biased + (q - 1024) : q;
   return static_cast<unsigned short>(sign | h);
 }
 
@@ -191,6 +191,12 @@ struct alignas(4) __half2 {
   friend bool operator>=(const __half2& a, const __half2& b) { return !(a < b); }
 };
 
+namespace __hk {
+__HK_LAZY __half half_in_mode(double v, int mode) {
+  return __half_raw{double_to_half_mode(v, mode)};
+}
+}  // namespace __hk
+
 #ifndef HIP_NO_HALF
 typedef __half half;
 typedef __half2 half2;
@@ -227,9 +233,9 @@ __HK_FN constexpr __half2 __lowhigh2highlow(__half2 v) { return __half2(v.y, v.x
 
 __HK_FN __half __float2half(float f) { return __half(f); }
 __HK_FN __half __float2half_rn(float f) { return __half(f); }
-__HK_FN __half __float2half_rz(float f) { return __half_raw{__hk::double_to_half_mode(f, 1)}; }
-__HK_FN __half __float2half_ru(float f) { return __half_raw{__hk::double_to_half_mode(f, 2)}; }
-__HK_FN __half __float2half_rd(float f) { return __half_raw{__hk::double_to_half_mode(f, 3)}; }
+__HK_FN __half __float2half_rz(float f) { return __hk::half_in_mode(f, 1); }
+__HK_FN __half __float2half_ru(float f) { return __hk::half_in_mode(f, 2); }
+__HK_FN __half __float2half_rd(float f) { return __hk::half_in_mode(f, 3); }
 __HK_FN __half __double2half(double d) { return __half(d); }
 __HK_FN float __half2float(__half h) { return float(h); }
 __HK_FN __half2 __float2half2_rn(float f) { return __half2(__half(f), __half(f)); }
@@ -241,15 +247,15 @@ __HK_FN float __high2float(__half2 v) { return float(v.y); }
 
 // half -> integer with CUDA's rounding (HIP truncates in every mode) and
 // saturation; integer -> half in each rounding mode.
-#define __HK_HALF_INT(to, I)                                               \
+#define __HK_HALF_INT(to, I)                                                              \
   __HK_FN I __half2##to##_rn(__half h) { return __hk::saturate_to<I>(std::nearbyint(float(h))); } \
-  __HK_FN I __half2##to##_rz(__half h) { return __hk::saturate_to<I>(float(h)); }     \
+  __HK_FN I __half2##to##_rz(__half h) { return __hk::saturate_to<I>(float(h)); }                 \
   __HK_FN I __half2##to##_ru(__half h) { return __hk::saturate_to<I>(std::ceil(float(h))); }      \
   __HK_FN I __half2##to##_rd(__half h) { return __hk::saturate_to<I>(std::floor(float(h))); }     \
-  __HK_FN __half __##to##2half_rn(I v) { return __half_raw{__hk::double_to_half_mode(double(v), 0)}; } \
-  __HK_FN __half __##to##2half_rz(I v) { return __half_raw{__hk::double_to_half_mode(double(v), 1)}; } \
-  __HK_FN __half __##to##2half_ru(I v) { return __half_raw{__hk::double_to_half_mode(double(v), 2)}; } \
-  __HK_FN __half __##to##2half_rd(I v) { return __half_raw{__hk::double_to_half_mode(double(v), 3)}; }
+  __HK_FN __half __##to##2half_rn(I v) { return __half(v); }                                      \
+  __HK_FN __half __##to##2half_rz(I v) { return __hk::half_in_mode(double(v), 1); }               \
+  __HK_FN __half __##to##2half_ru(I v) { return __hk::half_in_mode(double(v), 2); }               \
+  __HK_FN __half __##to##2half_rd(I v) { return __hk::half_in_mode(double(v), 3); }
 __HK_HALF_INT(short, short)
 __HK_HALF_INT(ushort, unsigned short)
 __HK_HALF_INT(int, int)
@@ -309,12 +315,24 @@ __HK_FN __half __hmin(__half a, __half b) {
   const float x = float(a), y = float(b);
   return x < y || y != y ? a : b;
 }
-__HK_FN __half __hmax_nan(__half a, __half b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b); }
-__HK_FN __half __hmin_nan(__half a, __half b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b); }
-__HK_FN __half2 __hmax2(__half2 a, __half2 b) { return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
-__HK_FN __half2 __hmin2(__half2 a, __half2 b) { return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y)); }
-__HK_FN __half2 __hmax2_nan(__half2 a, __half2 b) { return __half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)); }
-__HK_FN __half2 __hmin2_nan(__half2 a, __half2 b) { return __half2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)); }
+__HK_FN __half __hmax_nan(__half a, __half b) {
+  return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b);
+}
+__HK_FN __half __hmin_nan(__half a, __half b) {
+  return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b);
+}
+__HK_FN __half2 __hmax2(__half2 a, __half2 b) {
+  return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y));
+}
+__HK_FN __half2 __hmin2(__half2 a, __half2 b) {
+  return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y));
+}
+__HK_FN __half2 __hmax2_nan(__half2 a, __half2 b) {
+  return __half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y));
+}
+__HK_FN __half2 __hmin2_nan(__half2 a, __half2 b) {
+  return __half2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y));
+}
 
 // ---- Arithmetic ------------------------------------------------------------
 // _sat clamps the result to [0, 1] (NaN to 0).
@@ -346,7 +364,9 @@ __HK_HALF_ARITH(mul, x * y)
 #undef __HK_HALF_ARITH
 
 __HK_FN __half __hdiv(__half a, __half b) { return __half(float(a) / float(b)); }
-__HK_FN __half2 __h2div(__half2 a, __half2 b) { return __half2(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
+__HK_FN __half2 __h2div(__half2 a, __half2 b) {
+  return __half2(__hdiv(a.x, b.x), __hdiv(a.y, b.y));
+}
 __HK_FN __half __hfma(__half a, __half b, __half c) {
   return __half_raw{__hk::fma_to_half(float(a), float(b), float(c))};
 }

@@ -28,9 +28,10 @@ struct vec_info {};
 template <class V>
 using vec_elem = typename vec_info<V>::elem;
 
-template <class V, class F>
-constexpr void vec_each(V& a, const V& b, F f) {
-  constexpr int n = vec_info<V>::rank;
+// f(a.x, b.x), f(a.y, b.y), ... over the rank of A (a vector type).
+template <class A, class B, class F>
+constexpr void vec_each(A& a, B& b, F f) {
+  constexpr int n = vec_info<typename std::remove_const<A>::type>::rank;
   f(a.x, b.x);
   if constexpr (n > 1) f(a.y, b.y);
   if constexpr (n > 2) f(a.z, b.z);
@@ -113,10 +114,10 @@ constexpr V operator--(V& a, int) {
   a -= T(1);
   return old;
 }
-template <class V, class = __hk::vec_elem<V>>
+template <class V, class T = __hk::vec_elem<V>>
 constexpr bool operator==(const V& a, const V& b) {
   bool equal = true;
-  __hk::vec_each(const_cast<V&>(a), b, [&equal](const auto& l, const auto& r) { equal = equal && l == r; });
+  __hk::vec_each(a, b, [&equal](T l, T r) { equal = equal && l == r; });
   return equal;
 }
 template <class V, class = __hk::vec_elem<V>>
@@ -129,54 +130,62 @@ constexpr bool operator!=(const V& a, const V& b) {
 #define __HK_VEC_ALIGN2(T) (2 * sizeof(T))
 #define __HK_VEC_ALIGN4(T) (4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16)
 
-#define __HK_VEC_BROADCAST(name, T, ...)                                      \
-  name() = default;                                                           \
-  template <class U, __hk::enable_if_arith<U> = 0>                            \
+#define __HK_VEC_BROADCAST(name, T, ...)                                       \
+  name() = default;                                                            \
+  template <class U, __hk::enable_if_arith<U> = 0>                             \
   constexpr name(U s) : __VA_ARGS__ {}
 
-#define __HK_VEC_TYPES(base, T, EXTRA3)                                          \
-  struct alignas(sizeof(T)) base##1 {          \
-    T x;                                                                      \
-    __HK_VEC_BROADCAST(base##1, T, x(static_cast<T>(s)))                      \
-  };                                                                          \
-  struct alignas(__HK_VEC_ALIGN2(T)) base##2 { \
-    T x, y;                                                                   \
-    __HK_VEC_BROADCAST(base##2, T, x(static_cast<T>(s)), y(static_cast<T>(s))) \
-    template <class U0, class U1>                                             \
-    constexpr base##2(U0 a, U1 b) : x(static_cast<T>(a)), y(static_cast<T>(b)) {} \
-  };                                                                          \
-  struct alignas(sizeof(T)) base##3 {          \
-    T x, y, z;                                                                \
-    __HK_VEC_BROADCAST(base##3, T, x(static_cast<T>(s)), y(static_cast<T>(s)), \
-                       z(static_cast<T>(s)))                                  \
-    template <class U0, class U1, class U2 = T>                               \
-    constexpr base##3(U0 a, U1 b, U2 c = U2())                                \
-        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)) {} \
-    EXTRA3                                                                    \
-  };                                                                          \
-  struct alignas(__HK_VEC_ALIGN4(T)) base##4 { \
-    T x, y, z, w;                                                             \
-    __HK_VEC_BROADCAST(base##4, T, x(static_cast<T>(s)), y(static_cast<T>(s)), \
-                       z(static_cast<T>(s)), w(static_cast<T>(s)))            \
-    template <class U0, class U1, class U2 = T, class U3 = T>                 \
-    constexpr base##4(U0 a, U1 b, U2 c = U2(), U3 d = U3())                   \
-        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)),   \
-          w(static_cast<T>(d)) {}                                             \
-  };                                                                          \
-  template <class = void> constexpr inline base##1 make_##base##1(T x) { return base##1(x); }         \
-  template <class = void> constexpr inline base##2 make_##base##2(T x, T y) { return base##2(x, y); } \
-  template <class = void> constexpr inline base##3 make_##base##3(T x, T y, T z) {                    \
-    return base##3(x, y, z);                                                  \
-  }                                                                           \
-  template <class = void> constexpr inline base##4 make_##base##4(T x, T y, T z, T w) {               \
-    return base##4(x, y, z, w);                                               \
-  }                                                                           \
-  namespace __hk {                                                            \
-  template <> struct vec_info<base##1> { using elem = T; static constexpr int rank = 1; }; \
-  template <> struct vec_info<base##2> { using elem = T; static constexpr int rank = 2; }; \
-  template <> struct vec_info<base##3> { using elem = T; static constexpr int rank = 3; }; \
-  template <> struct vec_info<base##4> { using elem = T; static constexpr int rank = 4; }; \
+#define __HK_VEC_INFO(name, T, n)                                              \
+  namespace __hk {                                                             \
+  template <>                                                                  \
+  struct vec_info<name> {                                                      \
+    using elem = T;                                                            \
+    static constexpr int rank = n;                                             \
+  };                                                                           \
   }
+
+// base1 ... base4 over element type T; EXTRA3 adds members to base3.
+#define __HK_VEC_TYPES(base, T, EXTRA3)                                        \
+  struct alignas(sizeof(T)) base##1 {                                          \
+    T x;                                                                       \
+    __HK_VEC_BROADCAST(base##1, T, x(static_cast<T>(s)))                       \
+  };                                                                           \
+  struct alignas(__HK_VEC_ALIGN2(T)) base##2 {                                 \
+    T x, y;                                                                    \
+    __HK_VEC_BROADCAST(base##2, T, x(static_cast<T>(s)), y(static_cast<T>(s))) \
+    template <class U0, class U1>                                              \
+    constexpr base##2(U0 a, U1 b) : x(static_cast<T>(a)), y(static_cast<T>(b)) {} \
+  };                                                                           \
+  struct alignas(sizeof(T)) base##3 {                                          \
+    T x, y, z;                                                                 \
+    __HK_VEC_BROADCAST(base##3, T, x(static_cast<T>(s)), y(static_cast<T>(s)),  \
+                       z(static_cast<T>(s)))                                   \
+    template <class U0, class U1, class U2 = T>                                \
+    constexpr base##3(U0 a, U1 b, U2 c = U2())                                 \
+        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)) {}  \
+    EXTRA3                                                                     \
+  };                                                                           \
+  struct alignas(__HK_VEC_ALIGN4(T)) base##4 {                                 \
+    T x, y, z, w;                                                              \
+    __HK_VEC_BROADCAST(base##4, T, x(static_cast<T>(s)), y(static_cast<T>(s)),  \
+                       z(static_cast<T>(s)), w(static_cast<T>(s)))             \
+    template <class U0, class U1, class U2 = T, class U3 = T>                  \
+    constexpr base##4(U0 a, U1 b, U2 c = U2(), U3 d = U3())                    \
+        : x(static_cast<T>(a)), y(static_cast<T>(b)), z(static_cast<T>(c)),    \
+          w(static_cast<T>(d)) {}                                              \
+  };                                                                           \
+  __HK_FN constexpr base##1 make_##base##1(T x) { return base##1(x); }         \
+  __HK_FN constexpr base##2 make_##base##2(T x, T y) { return base##2(x, y); } \
+  __HK_FN constexpr base##3 make_##base##3(T x, T y, T z) {                    \
+    return base##3(x, y, z);                                                   \
+  }                                                                            \
+  __HK_FN constexpr base##4 make_##base##4(T x, T y, T z, T w) {               \
+    return base##4(x, y, z, w);                                                \
+  }                                                                            \
+  __HK_VEC_INFO(base##1, T, 1)                                                 \
+  __HK_VEC_INFO(base##2, T, 2)                                                 \
+  __HK_VEC_INFO(base##3, T, 3)                                                 \
+  __HK_VEC_INFO(base##4, T, 4)
 
 // CUDA's char vectors hold signed char (plain char is unsigned on AArch64).
 __HK_VEC_TYPES(char, signed char, )
@@ -197,6 +206,7 @@ __HK_VEC_TYPES(double, double, )
 
 #undef __HK_VEC_TYPES
 #undef __HK_VEC_BROADCAST
+#undef __HK_VEC_INFO
 #undef __HK_VEC_ALIGN2
 #undef __HK_VEC_ALIGN4
 
