@@ -92,7 +92,7 @@ VARIABLES: dict[str, Variable] = {
         Variable(
             "HIP_VISIBLE_DEVICES",
             _device_list,
-            (),
+            tuple[int, ...](),
             "Comma-separated device indices visible to hipkit (as in HIP).",
         ),
         Variable(

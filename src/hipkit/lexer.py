@@ -129,7 +129,7 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
                 continue
         m = _MASTER.match(text, pos)
         assert m is not None  # (?P<other>.) matches any character
-        kind = m.lastgroup
+        kind = m.lastgroup or "other"
         value = m.group()
         if kind in ("bad_comment", "bad_literal"):
             line, col = position(pos)

@@ -236,6 +236,7 @@ def export(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...] | None, dt
     tensor = DLTensor(ptr, DLDevice(device_type, device_id), ndim, DLDataType(code, bits, lanes),
                       shape_at, shape_at + 8 * ndim, 0)
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    managed: DLManagedTensor | DLManagedTensorVersioned
     if versioned:
         managed = DLManagedTensorVersioned(DLPackVersion(1, 0), None, _DELETER, 0, tensor)
     else:
@@ -318,6 +319,7 @@ def import_(obj: object, *, stream: object = None) -> Imported:
     if name not in (b"dltensor", b"dltensor_versioned"):
         raise TypeError(f"capsule named {name!r} is not a DLPack capsule")
     managed_address = _capsule_get_pointer(id(capsule), name)
+    managed: DLManagedTensor | DLManagedTensorVersioned
     if name == b"dltensor_versioned":
         managed = DLManagedTensorVersioned.from_address(managed_address)
         if managed.version.major != 1:

@@ -31,6 +31,7 @@ def _dim3(value, what: str) -> tuple[int, int, int]:
     """A launch dimension: an int, a sequence of 1-3 ints, or anything with x, y, z."""
     if type(value) is int and 0 <= value < 1 << 32:
         return (value, 1, 1)
+    dims: tuple[int, ...]
     if isinstance(value, (int, np.integer)):
         dims = (int(value), 1, 1)
     elif hasattr(value, "x"):
@@ -42,7 +43,7 @@ def _dim3(value, what: str) -> tuple[int, int, int]:
         dims = items + (1,) * (3 - len(items))
     if any(not 0 <= d < 1 << 32 for d in dims):
         raise HipError(9, f"{what} dimensions must be non-negative 32-bit values, got {dims}")
-    return dims  # type: ignore[return-value]
+    return dims[0], dims[1], dims[2]
 
 
 def _resolve_target(target, device: Device) -> Target:

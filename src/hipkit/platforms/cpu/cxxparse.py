@@ -145,6 +145,12 @@ class Function:
     def name(self) -> str:
         return self._name
 
+    @property
+    def body(self) -> tuple[int, int]:
+        """Indices of the body's braces (a definition's)."""
+        assert self.body_open is not None and self.body_close is not None
+        return self.body_open, self.body_close
+
     def __post_init__(self) -> None:
         self._name = ""
 
@@ -383,9 +389,9 @@ class Stmt:
     children: list[Stmt] = field(default_factory=list)
     # if: cond range, then = children[0], else = children[1]
     # for: init/cond/inc ranges, body = children[0]; while/do: cond range, body = children[0]
-    cond: tuple[int, int] | None = None
-    init: tuple[int, int] | None = None
-    inc: tuple[int, int] | None = None
+    cond: tuple[int, int] = (0, 0)  # empty ranges where a statement has no such part
+    init: tuple[int, int] = (0, 0)
+    inc: tuple[int, int] = (0, 0)
 
 
 def parse_compound(toks: list[Token], open_index: int) -> Stmt:

@@ -32,6 +32,7 @@ Anything else (a barrier inside ``switch``, a function that synchronizes, a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -121,7 +122,7 @@ class Ctx:
 @dataclass
 class Splitter:
     toks: list[Token]
-    emit_slice: object  # (lo, hi, subs) -> str: user text with line markers
+    emit_slice: Callable[[int, int, dict[int, tuple[int, str]]], str]  # user text with line markers
     default_subs: dict[int, tuple[int, str]]  # rewrites that apply everywhere (markers, atomics)
     params: dict[str, str]  # name -> "uniform" | "modified"
     device_globals: frozenset[str]
@@ -663,6 +664,7 @@ class Splitter:
             if decl is None or not self._scalar_with_value(decl):
                 return False
             for d in decl.declarators:
+                assert d.init is not None  # _scalar_with_value
                 if not self._is_uniform(d.init[0], d.init[1], allow_thread=False):
                     return False
                 loop_vars.append(toks[d.name_index].text)

@@ -47,9 +47,9 @@ from .split import (
 )
 
 INCLUDE_DIR = Path(__file__).parent / "include"
-ABI_VERSION = int(
-    re.search(r"#define HK_ABI_VERSION (\d+)", (INCLUDE_DIR / "hipkit_cpu" / "abi.h").read_text()).group(1)
-)
+_ABI = re.search(r"#define HK_ABI_VERSION (\d+)", (INCLUDE_DIR / "hipkit_cpu" / "abi.h").read_text())
+assert _ABI is not None
+ABI_VERSION = int(_ABI.group(1))
 MODES = {"loop": "HK_EXEC_LOOP", "split": "HK_EXEC_SPLIT", "fiber": "HK_EXEC_FIBER"}
 
 _LINE_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"([ 0-9]*)$', re.M)
@@ -170,7 +170,7 @@ def transform(text: str, name_expressions: list[str] | tuple[str, ...] = (), for
 
     sync_functions = _synchronizing_functions(toks, top.functions)
     kernels = [f for f in top.functions if "__hk_global" in f.specifiers and f.body_open is not None]
-    kernel_ranges = [(k.body_open, k.body_close) for k in kernels]
+    kernel_ranges = [k.body for k in kernels]
     needs_tls = _reads_thread_identity(toks, kernel_ranges)
     device_globals = frozenset(
         toks[i].text for v in top.variables if "__hk_device" in v.specifiers for i in v.names
@@ -184,7 +184,7 @@ def transform(text: str, name_expressions: list[str] | tuple[str, ...] = (), for
         edits.append((toks[fn.decl_start].start, toks[fn.body_close].start + 1, code))
         result.kernels.append(kernel)
     # Everything outside kernels: the default rewrites, token by token.
-    covered = [(k.decl_start, k.body_close) for k in kernels]
+    covered = [(k.decl_start, k.body[1]) for k in kernels]
     for j, (last, replacement) in sorted(unit.default_subs.items()):
         if any(a <= j <= b for a, b in covered):
             continue
@@ -294,11 +294,11 @@ def _calls(toks: list[Token], lo: int, hi: int) -> set[str]:
 
 def _synchronizing_functions(toks: list[Token], functions: list[Function]) -> set[str]:
     """Names of non-kernel functions that (may) reach a barrier or warp operation."""
-    calls = {}
+    calls: dict[str, set[str]] = {}
     for f in functions:
         if f.body_open is None or "__hk_global" in f.specifiers:
             continue
-        calls.setdefault(f.name, set()).update(_calls(toks, f.body_open, f.body_close))
+        calls.setdefault(f.name, set()).update(_calls(toks, *f.body))
     sync = {name for name, called in calls.items() if called & SYNC_NAMES}
     changed = True
     while changed:
@@ -510,10 +510,10 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
     for expr in name_expressions:
         base = expr.split("<", 1)[0].strip()
         short = base.split("::")[-1].strip()
-        kernel = by_name.get(short)
-        if kernel is None:
+        named = by_name.get(short)
+        if named is None:
             raise TransformError(f"name expression {expr!r} does not name a __global__ function")
-        entries.append((expr, expr, kernel.mode))
+        entries.append((expr, expr, named.mode))
     lines = ["", "namespace {"]
     registered = []
     for i, (lookup, cxx, mode) in enumerate(entries):
