@@ -143,7 +143,7 @@ void claim_and_run(Worker* w, Op* op) {
 
 void describe(ExecContext* exec, const Op* op) {
   exec->what = op->kind == OpKind::Copy ? "memcpy" : op->kind == OpKind::Set ? "memset" : "kernel";
-  exec->kernel_name = op->kind == OpKind::Kernel ? op->kernel.desc->name : nullptr;
+  exec->kernel = op->kind == OpKind::Kernel ? op->kernel.desc : nullptr;
 }
 
 void run_job(Worker* w, ExecContext* exec, Op* op) {

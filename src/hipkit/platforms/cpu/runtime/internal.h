@@ -251,7 +251,9 @@ struct ExecContext {
   sigjmp_buf jump;
   // For messages: "in kernel <name>" or "in <what>" ("memcpy", "memset").
   const char* what = "kernel";
-  const char* kernel_name = nullptr;
+  // The kernel being run.  Only read while a unit of the job is claimed: a
+  // finished job's module may already be unloaded.
+  const hk_kernel_desc* kernel = nullptr;
   Worker* worker = nullptr;  // null on host threads (no fibers, no scratch)
   int code = 0;
   char detail[512];

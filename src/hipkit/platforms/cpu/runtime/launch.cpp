@@ -70,7 +70,7 @@ int query(const hk_kernel_desc* desc, FunctionInfo* info) {
   threadIdx = blockIdx = blockDim = gridDim = no_thread;
   __hk_block = &block;
   ExecContext exec;
-  exec.kernel_name = desc->name;
+  exec.kernel = desc;
   int code = run_guarded(exec, [&] { desc->entry(k.args); });
   __hk_block = saved_block;
   threadIdx = saved[0], blockIdx = saved[1], blockDim = saved[2], gridDim = saved[3];

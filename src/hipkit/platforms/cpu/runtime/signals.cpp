@@ -38,8 +38,8 @@ constexpr size_t kAltStackBytes = 64 << 10;
 // " in kernel NAME" or " in memcpy".
 void append_where(const ExecContext* exec, char* buffer, size_t size, size_t used) {
   if (used >= size) return;
-  if (exec->kernel_name != nullptr)
-    snprintf(buffer + used, size - used, " in kernel %s", exec->kernel_name);
+  if (exec->kernel != nullptr)
+    snprintf(buffer + used, size - used, " in kernel %s", exec->kernel->name);
   else
     snprintf(buffer + used, size - used, " in %s", exec->what);
 }
