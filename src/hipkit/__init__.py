@@ -14,7 +14,7 @@ Example
 array([2., 2., 2.], dtype=float32)
 """
 
-from ._errors import CompileError, HipError, hipError_t
+from ._errors import CompileError, CompileOptionError, HipError, hipError_t
 from .platforms.base import DeviceProperties, Target
 from .runtime.device import Device, devices, get_device, set_device, synchronize
 from .runtime.memory import (
@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CompileError",
+    "CompileOptionError",
     "Device",
     "DeviceArray",
     "DeviceProperties",

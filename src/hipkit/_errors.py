@@ -158,3 +158,8 @@ class CompileError(RuntimeError):
     def __init__(self, message: str, log: str = ""):
         self.log = log
         super().__init__(f"{message}\n{log}" if log else message)
+
+
+class CompileOptionError(CompileError):
+    """A compile option the platform's compiler does not take (hiprtc's
+    HIPRTC_ERROR_INVALID_OPTION)."""

@@ -171,7 +171,12 @@ class Platform(ABC):
         ``headers`` maps include names to their text (hiprtc's in-memory headers)."""
 
     @abstractmethod
-    def load_module(self, device: int, binary: Any) -> int: ...
+    def binary_bytes(self, binary: Any) -> bytes:
+        """A compiled binary as bytes, for saving; load_module takes them back."""
+
+    @abstractmethod
+    def load_module(self, device: int, binary: Any) -> int:
+        """Load a binary from compile(), or its bytes."""
 
     @abstractmethod
     def unload_module(self, device: int, module: int) -> None: ...

@@ -122,8 +122,8 @@ class Module:
         if device is not None:
             platform = device.platform
             self.handle = platform.load_module(device._native, binary)
-            generation = platform.reset_generation(device._native)
-            self._finalizer = weakref.finalize(self, _unload, device, self.handle, generation)
+            self._generation = platform.reset_generation(device._native)
+            self._finalizer = weakref.finalize(self, _unload, device, self.handle, self._generation)
 
     @property
     def kernels(self) -> list[str]:
@@ -133,7 +133,29 @@ class Module:
     def _loaded(self) -> Device:
         if self.device is None:
             raise HipError(209, f"module compiled for {self.target}, not loaded on a device")
+        self._check()
         return self.device
+
+    def _check(self) -> None:
+        """Raise if the module was unloaded, or freed by a device reset."""
+        assert self.device is not None
+        if not self._finalizer.alive:
+            raise HipError(400, "this module was unloaded")
+        if self.device.platform.reset_generation(self.device._native) != self._generation:
+            raise HipError(400, "this module was unloaded by a device reset")
+
+    def unload(self) -> None:
+        """Unload now (hipModuleUnload) rather than when garbage-collected,
+        reporting errors; its kernels can no longer be launched."""
+        device = self._loaded()
+        self._finalizer.detach()
+        device.platform.unload_module(device._native, self.handle)
+
+    @property
+    def code(self) -> bytes:
+        """The compiled module as bytes (hiprtcGetCode's): loadable with
+        hipModuleLoadData, also in another process."""
+        return platforms.get(self.target.platform).binary_bytes(self.binary)
 
     def get_function(self, name: str) -> Kernel:
         """The kernel called ``name`` (its name, a name expression, or its mangled name)."""
@@ -204,6 +226,7 @@ class Kernel:
         or a dim3-like object), with ``shared_mem`` bytes of dynamic shared memory,
         on ``stream`` (None: the null stream).  Returns at once; errors in the
         kernel appear at the next synchronization."""
+        self.module._check()
         packed = self._packer.pack(tuple(args))
         handle = 0
         if stream is not None:

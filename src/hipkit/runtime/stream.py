@@ -28,12 +28,21 @@ class _Handle:
         self.device = device
         self.handle = handle
         self._generation = device.platform.reset_generation(device._native)
+        self._destroy_handle = destroy
         self._finalizer = weakref.finalize(self, _destroy, device, handle, self._generation, destroy)
+
+    def destroy(self) -> None:
+        """Release it now (hipStreamDestroy / hipEventDestroy) rather than when
+        garbage-collected, reporting errors; later use raises HipError."""
+        self._check()
+        self._finalizer.detach()
+        self._generation = -1
+        self._destroy_handle(self.device._native, self.handle)
 
     def _check(self) -> None:
         dev = self.device
         if dev.platform.reset_generation(dev._native) != self._generation:
-            raise HipError(400, f"this {type(self).__name__.lower()} was destroyed by a device reset")
+            raise HipError(400, f"this {type(self).__name__.lower()} was destroyed")
 
 
 def _destroy(device: Device, handle: int, generation: int, destroy) -> None:

@@ -14,7 +14,7 @@ from ... import config
 from ..._errors import HipError
 from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
 from . import _lib
-from .compiler import Binary, compile_source
+from .compiler import Binary, compile_source, module_file
 
 
 class _DeviceInfo(ctypes.Structure):
@@ -236,10 +236,14 @@ class CpuPlatform(Platform):
             headers=headers, warp_size=target.warp_size,
         )
 
-    def load_module(self, device: int, binary: Binary) -> int:
+    def binary_bytes(self, binary: Binary) -> bytes:
+        return binary.path.read_bytes()
+
+    def load_module(self, device: int, binary: Binary | bytes) -> int:
         self._check_device(device)
+        path = binary.path if isinstance(binary, Binary) else module_file(bytes(binary))
         handle = ctypes.c_void_p()
-        self._call(self._lib.hkrt_module_load(str(binary.path).encode(), ctypes.byref(handle)))
+        self._call(self._lib.hkrt_module_load(str(path).encode(), ctypes.byref(handle)))
         return handle.value or 0
 
     def unload_module(self, device, module) -> None:

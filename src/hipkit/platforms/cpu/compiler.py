@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 from ... import _cache, config
-from ..._errors import CompileError
+from ..._errors import CompileError, CompileOptionError
 from . import _lib
 from .transform import INCLUDE_DIR, TransformError, transform
 
@@ -86,14 +86,16 @@ def normalize_options(options: tuple[str, ...] | list[str]) -> list[str]:
         elif opt in ("-I", "-D", "-U"):
             value = next(it, None)
             if value is None:
-                raise CompileError(f"option {opt} needs a value")
+                raise CompileOptionError(f"option {opt} needs a value")
             out.append(opt + value)
         elif opt.startswith(_IGNORED):
             continue
+        elif opt.startswith("--std="):  # hiprtc's and NVRTC's spelling
+            out.append(opt[1:])
         elif opt.startswith(_PASS_THROUGH):
             out.append(opt)
         else:
-            raise CompileError(f"unsupported compile option for the CPU platform: {opt!r}")
+            raise CompileOptionError(f"unsupported compile option for the CPU platform: {opt!r}")
     return out
 
 
@@ -200,6 +202,16 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
         "command": shlex.join(cmd),
     }
     (tmp / "kernels.json").write_text(json.dumps(meta, indent=1))
+
+
+def module_file(data: bytes) -> Path:
+    """A module's bytes (from Binary.path) as a file the runtime can load,
+    kept in the cache under their hash."""
+
+    def write(tmp: Path) -> None:
+        (tmp / "module.so").write_bytes(data)
+
+    return _cache.entry("modules", _cache.digest([data]), write) / "module.so"
 
 
 def _relative(log: str, tmp: Path) -> str:
