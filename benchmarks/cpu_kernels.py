@@ -142,8 +142,9 @@ def build_openmp(workdir: Path) -> ctypes.CDLL:
     lib = workdir / "baseline.so"
     src.write_text(OPENMP_SOURCE)
     cxx = os.environ.get("HIPKIT_CXX", "g++")
-    subprocess.run([cxx, "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", str(src), "-o", str(lib)],
-                   check=True)
+    subprocess.run(
+        [cxx, "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", str(src), "-o", str(lib)], check=True
+    )
     return ctypes.CDLL(str(lib))
 
 
@@ -183,8 +184,10 @@ def main() -> int:
     t0 = time.perf_counter()
     mod = hipkit.compile(HIP_SOURCE, name="bench.hip")
     compile_s = time.perf_counter() - t0
-    k = {name: mod.get_function(name) for name in
-         ("vector_add", "tree_reduce", "transpose", "warp_reduce", "histogram", "empty")}
+    k = {
+        name: mod.get_function(name)
+        for name in ("vector_add", "tree_reduce", "transpose", "warp_reduce", "histogram", "empty")
+    }
     with tempfile.TemporaryDirectory() as tmp:
         omp = build_openmp(Path(tmp))
         rows = []
@@ -204,8 +207,13 @@ def main() -> int:
         assert np.array_equal(dc.get(), a + b)
         omp.vector_add(ptr(a), ptr(b), ptr(c), n)
         assert np.array_equal(c, a + b)
-        rows.append(("vector add (2^%d floats)" % args.size_log2, "vector_add",
-                     *compare(hk_vadd, lambda: omp.vector_add(ptr(a), ptr(b), ptr(c), n), args.repeat)))
+        rows.append(
+            (
+                f"vector add (2^{args.size_log2} floats)",
+                "vector_add",
+                *compare(hk_vadd, lambda: omp.vector_add(ptr(a), ptr(b), ptr(c), n), args.repeat),
+            )
+        )
 
         # 2. tree reduction and 4. warp-shuffle reduction: partial sums per 256 elements
         x = rng.random(n, dtype=np.float32)
@@ -223,10 +231,18 @@ def main() -> int:
 
             hk_reduce()
             np.testing.assert_allclose(dpart.get(), expect, rtol=1e-5)
-            label = ("256-thread shared-memory tree reduction" if name == "tree_reduce"
-                     else "warp-shuffle reduction")
-            rows.append((label, name,
-                         *compare(hk_reduce, lambda: omp.block_sums(ptr(x), ptr(part), n, 256), args.repeat)))
+            label = (
+                "256-thread shared-memory tree reduction"
+                if name == "tree_reduce"
+                else "warp-shuffle reduction"
+            )
+            rows.append(
+                (
+                    label,
+                    name,
+                    *compare(hk_reduce, lambda: omp.block_sums(ptr(x), ptr(part), n, 256), args.repeat),
+                )
+            )
         omp.block_sums(ptr(x), ptr(part), n, 256)
         np.testing.assert_allclose(part, expect, rtol=1e-5)
 
@@ -243,8 +259,13 @@ def main() -> int:
         assert np.array_equal(dout.get(), m.T)
         omp.transpose(ptr(out), ptr(m), side, side)
         assert np.array_equal(out, m.T)
-        rows.append(("4096^2 transpose, 32x33 shared tile", "transpose",
-                     *compare(hk_transpose, lambda: omp.transpose(ptr(out), ptr(m), side, side), args.repeat)))
+        rows.append(
+            (
+                "4096^2 transpose, 32x33 shared tile",
+                "transpose",
+                *compare(hk_transpose, lambda: omp.transpose(ptr(out), ptr(m), side, side), args.repeat),
+            )
+        )
 
         # 5. histogram
         data = rng.integers(0, 256, n, dtype=np.uint8)
@@ -262,8 +283,13 @@ def main() -> int:
         assert np.array_equal(dbins.get(), expect_bins)
         omp.histogram(ptr(data), ptr(bins), n)
         assert np.array_equal(bins, expect_bins)
-        rows.append(("shared-memory histogram with atomics", "histogram",
-                     *compare(hk_hist, lambda: omp.histogram(ptr(data), ptr(bins), n), args.repeat)))
+        rows.append(
+            (
+                "shared-memory histogram with atomics",
+                "histogram",
+                *compare(hk_hist, lambda: omp.histogram(ptr(data), ptr(bins), n), args.repeat),
+            )
+        )
 
     # Launch latency of an empty kernel.
     empty = k["empty"]
@@ -275,14 +301,18 @@ def main() -> int:
     hipkit.synchronize()
     async_launch = (time.perf_counter() - t0) / batch
 
-    print(f"hipkit CPU platform vs C++/OpenMP -- {device.name}, {os.cpu_count()} cores, "
-          f"{platform.machine()}, warp size {device.warp_size}, python {sys.version.split()[0]}")
+    print(
+        f"hipkit CPU platform vs C++/OpenMP -- {device.name}, {os.cpu_count()} cores, "
+        f"{platform.machine()}, warp size {device.warp_size}, python {sys.version.split()[0]}"
+    )
     print(f"module compile (cached after the first run): {compile_s * 1e3:.0f} ms")
     print(f"{'kernel':<42} {'hipkit ms':>10} {'OpenMP ms':>10} {'ratio':>7}  execution")
     for label, name, hk, ref in rows:
         print(f"{label:<42} {hk * 1e3:>10.2f} {ref * 1e3:>10.2f} {hk / ref:>6.2f}x  {k[name].info.detail}")
-    print(f"empty kernel: launch + synchronize {round_trip * 1e6:.1f} us; "
-          f"back-to-back async launches {async_launch * 1e6:.1f} us each")
+    print(
+        f"empty kernel: launch + synchronize {round_trip * 1e6:.1f} us; "
+        f"back-to-back async launches {async_launch * 1e6:.1f} us each"
+    )
     return 0
 
 

@@ -59,8 +59,10 @@ def main() -> int:
 
     print(f"Device: {device.name} ({device.platform.name}, warp size {device.warp_size})")
     print("Vector add test PASSED!" if passed else "Vector add test FAILED: results differ from NumPy")
-    print(f"{n} floats: {seconds * 1e6:.1f} us per kernel, "
-          f"{3 * n * 4 / seconds / 1e9:.1f} GB/s (read A and B, write C)")
+    print(
+        f"{n} floats: {seconds * 1e6:.1f} us per kernel, "
+        f"{3 * n * 4 / seconds / 1e9:.1f} GB/s (read A and B, write C)"
+    )
     return 0 if passed else 1
 
 

@@ -19,7 +19,8 @@ def test_defaults_and_parsing(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "name, value", [("HIPKIT_CPU_WARP_SIZE", "48"), ("HIPKIT_PLATFORM", "tpu"), ("HIP_LAUNCH_BLOCKING", "maybe")]
+    "name, value",
+    [("HIPKIT_CPU_WARP_SIZE", "48"), ("HIPKIT_PLATFORM", "tpu"), ("HIP_LAUNCH_BLOCKING", "maybe")],
 )
 def test_bad_values_name_the_variable(monkeypatch, name, value):
     monkeypatch.setenv(name, value)

@@ -29,14 +29,28 @@ from hipkit.runtime._dlpack import (
     kDLCUDA,
 )
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 KINDS = ["versioned", "legacy"]
 
-_get_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
-    ("PyCapsule_GetName", ctypes.pythonapi))
-_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
-                                 ctypes.c_void_p)(("PyCapsule_New", ctypes.pythonapi))
+_get_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+    ("PyCapsule_New", ctypes.pythonapi)
+)
 
 
 class Owner:
@@ -53,8 +67,16 @@ class Producer:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         self.asked.append(max_version)
         a = self.array
-        return export(a.ctypes.data, a.shape, a.strides, a.dtype, self.device_type, 0, self.owner,
-                      None if self.legacy else max_version)
+        return export(
+            a.ctypes.data,
+            a.shape,
+            a.strides,
+            a.dtype,
+            self.device_type,
+            0,
+            self.owner,
+            None if self.legacy else max_version,
+        )
 
     def __dlpack_device__(self):
         return (kDLCPU, 0)
@@ -90,15 +112,19 @@ def test_numpy_round_trip_is_zero_copy(dtype, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("view", [
-    lambda a: a[0, 0, ...],         # 0-d
-    lambda a: a[:0],                # size 0
-    lambda a: a[:, 1:1],            # size 0, inner
-    lambda a: a[:, ::2],            # non-contiguous
-    lambda a: a[::-1, ::-3],        # negative strides
-    lambda a: a.T,                  # transposed
-    lambda a: a[1:2, 2:3],          # dims of 1
-], ids=["0d", "size0", "size0_inner", "step", "negative", "transposed", "ones"])
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda a: a[0, 0, ...],  # 0-d
+        lambda a: a[:0],  # size 0
+        lambda a: a[:, 1:1],  # size 0, inner
+        lambda a: a[:, ::2],  # non-contiguous
+        lambda a: a[::-1, ::-3],  # negative strides
+        lambda a: a.T,  # transposed
+        lambda a: a[1:2, 2:3],  # dims of 1
+    ],
+    ids=["0d", "size0", "size0_inner", "step", "negative", "transposed", "ones"],
+)
 def test_numpy_round_trip_shapes(view, kind):
     a = view(np.arange(30.0).reshape(5, 6))
     b = np.from_dlpack(Producer(a, legacy=kind == "legacy"))
@@ -114,9 +140,16 @@ def test_old_producer_without_max_version():
     assert producer.stream == 5 and t.ptr == a.ctypes.data and not t.readonly
 
 
-@pytest.mark.parametrize("max_version, name", [
-    (None, b"dltensor"), ((0, 8), b"dltensor"), ((1, 0), b"dltensor_versioned"),
-    ((1, 3), b"dltensor_versioned"), ((2, 0), b"dltensor_versioned")])
+@pytest.mark.parametrize(
+    "max_version, name",
+    [
+        (None, b"dltensor"),
+        ((0, 8), b"dltensor"),
+        ((1, 0), b"dltensor_versioned"),
+        ((1, 3), b"dltensor_versioned"),
+        ((2, 0), b"dltensor_versioned"),
+    ],
+)
 def test_export_capsule_kind_and_consumption(max_version, name):
     a = random_array("int32")
     capsule = export(a.ctypes.data, a.shape, None, a.dtype, kDLCPU, 0, a, max_version)
@@ -253,8 +286,9 @@ def make_foreign_capsule(versioned, version=(1, 0), flags=0, deleter=None):
     """A producer written only against dlpack.h: NULL strides, a byte_offset, our deleter."""
     data = (ctypes.c_float * 8)(*range(8))
     shape = (ctypes.c_int64 * 2)(2, 3)
-    tensor = DLTensor(ctypes.addressof(data), DLDevice(kDLCPU, 0), 2, DLDataType(2, 32, 1),
-                      ctypes.addressof(shape), None, 8)
+    tensor = DLTensor(
+        ctypes.addressof(data), DLDevice(kDLCPU, 0), 2, DLDataType(2, 32, 1), ctypes.addressof(shape), None, 8
+    )
     fn = deleter if deleter is not None else _dlpack.DLDeleter(0)  # NULL: nothing to free
     if versioned:
         managed = DLManagedTensorVersioned(DLPackVersion(*version), None, fn, flags, tensor)
@@ -358,8 +392,13 @@ def test_callbacks_survive_interpreter_teardown():
         np.held = np.from_dlpack(P())
         np.capsule = P().__dlpack__()
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={"PYTHONPATH": ":".join(sys.path)}, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": ":".join(sys.path)},
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stderr == ""
 
 

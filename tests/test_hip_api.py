@@ -144,18 +144,68 @@ def test_module_errors(device):
     module = compile_module(VECTOR_ADD)
     vector_add = hip.hipModuleGetFunction(module, "vectorAdd")
     raises_hip(hip.hipErrorNotFound, hip.hipModuleGetFunction, module, "noSuchKernel")
-    raises_hip(hip.hipErrorNotSupported, hip.hipModuleLaunchKernel,
-               vector_add, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0, 0], [0x1, 0, 0x3])
+    raises_hip(
+        hip.hipErrorNotSupported,
+        hip.hipModuleLaunchKernel,
+        vector_add,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        None,
+        [0, 0, 0, 0],
+        [0x1, 0, 0x3],
+    )
     # Wrong argument count or type: the kernel's parameter list decides.
-    raises_hip(hip.hipErrorInvalidValue, hip.hipModuleLaunchKernel,
-               vector_add, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0])
-    raises_hip(hip.hipErrorInvalidValue, hip.hipModuleLaunchKernel,
-               vector_add, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0, 1.5])
-    raises_hip(hip.hipErrorInvalidHandle, hip.hipModuleLaunchKernel,
-               vector_add, 1, 1, 1, 1, 1, 1, 0, 0xBAD, [0, 0, 0, 0])
+    raises_hip(
+        hip.hipErrorInvalidValue, hip.hipModuleLaunchKernel, vector_add, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0]
+    )
+    raises_hip(
+        hip.hipErrorInvalidValue,
+        hip.hipModuleLaunchKernel,
+        vector_add,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        None,
+        [0, 0, 0, 1.5],
+    )
+    raises_hip(
+        hip.hipErrorInvalidHandle,
+        hip.hipModuleLaunchKernel,
+        vector_add,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        0xBAD,
+        [0, 0, 0, 0],
+    )
     hip.hipModuleUnload(module)
-    raises_hip(hip.hipErrorInvalidHandle, hip.hipModuleLaunchKernel,
-               vector_add, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0, 0])
+    raises_hip(
+        hip.hipErrorInvalidHandle,
+        hip.hipModuleLaunchKernel,
+        vector_add,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        None,
+        [0, 0, 0, 0],
+    )
     raises_hip(hip.hipErrorInvalidHandle, hip.hipModuleUnload, module)
     raises_hip(hip.hipErrorInvalidHandle, hip.hipModuleGetFunction, module, "vectorAdd")
 
@@ -189,8 +239,10 @@ def test_module_global_and_function_attributes(device, rng):
     assert attrs.maxThreadsPerBlock >= 256
     assert attrs.maxDynamicSharedSizeBytes == device.properties.sharedMemPerBlock - 256 * 4
     assert hip.hipFuncGetAttribute(hip.HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, gather) == 1024
-    assert hip.hipFuncGetAttribute(hip.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, gather) == \
-        attrs.maxThreadsPerBlock
+    assert (
+        hip.hipFuncGetAttribute(hip.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, gather)
+        == attrs.maxThreadsPerBlock
+    )
     raises_hip(hip.hipErrorInvalidValue, hip.hipFuncGetAttribute, 99, gather)
     hip.hipFree(d_index)
     hip.hipFree(d_out)
@@ -292,8 +344,11 @@ def test_memcpy_checks_host_buffers(device):
 def test_memset_d8_d16_d32(device, rng, asynchronous):
     n = 50_021
     stream = hip.hipStreamCreate() if asynchronous else None
-    for dtype, fill, elem in ((np.uint8, hip.hipMemsetD8, 1), (np.uint16, hip.hipMemsetD16, 2),
-                              (np.uint32, hip.hipMemsetD32, 4)):
+    for dtype, fill, elem in (
+        (np.uint8, hip.hipMemsetD8, 1),
+        (np.uint16, hip.hipMemsetD16, 2),
+        (np.uint32, hip.hipMemsetD32, 4),
+    ):
         host = rng.integers(0, np.iinfo(dtype).max, n, dtype=dtype)
         ptr = to_device(host)
         value = int(rng.integers(0, np.iinfo(dtype).max))
@@ -304,7 +359,7 @@ def test_memset_d8_d16_d32(device, rng, asynchronous):
         else:
             fill(ptr + start * elem, value, count)
         expected = host.copy()
-        expected[start:start + count] = value
+        expected[start : start + count] = value
         np.testing.assert_array_equal(from_device(ptr, host), expected)
         hip.hipFree(ptr)
 
@@ -466,10 +521,22 @@ def test_device_properties_and_attributes(device):
     assert attribute(hip.hipDeviceAttributeWarpSize, i) == props.warpSize == device.warp_size
     assert attribute(hip.hipDeviceAttributeMaxSharedMemoryPerBlock, i) == props.sharedMemPerBlock
     assert attribute(hip.hipDeviceAttributeMultiprocessorCount, i) == props.multiProcessorCount
-    assert [attribute(a, i) for a in (A.hipDeviceAttributeMaxBlockDimX, A.hipDeviceAttributeMaxBlockDimY,
-                                      A.hipDeviceAttributeMaxBlockDimZ)] == list(props.maxThreadsDim)
-    assert [attribute(a, i) for a in (A.hipDeviceAttributeMaxGridDimX, A.hipDeviceAttributeMaxGridDimY,
-                                      A.hipDeviceAttributeMaxGridDimZ)] == list(props.maxGridSize)
+    assert [
+        attribute(a, i)
+        for a in (
+            A.hipDeviceAttributeMaxBlockDimX,
+            A.hipDeviceAttributeMaxBlockDimY,
+            A.hipDeviceAttributeMaxBlockDimZ,
+        )
+    ] == list(props.maxThreadsDim)
+    assert [
+        attribute(a, i)
+        for a in (
+            A.hipDeviceAttributeMaxGridDimX,
+            A.hipDeviceAttributeMaxGridDimY,
+            A.hipDeviceAttributeMaxGridDimZ,
+        )
+    ] == list(props.maxGridSize)
     assert attribute(hip.hipDeviceAttributeClockRate, i) == props.clockRate
     assert attribute(hip.hipDeviceAttributeTotalConstantMemory, i) == props.totalConstMem
     assert attribute(hip.hipDeviceAttributeComputeCapabilityMajor, i) == props.major
@@ -494,8 +561,20 @@ def test_device_reset_then_fresh_allocations(device, rng):
     raises_hip(hip.hipErrorInvalidValue, hip.hipFree, ptr)
     raises_hip(hip.hipErrorInvalidHandle, hip.hipStreamSynchronize, stream)
     raises_hip(hip.hipErrorInvalidHandle, hip.hipEventRecord, event, None)
-    raises_hip(hip.hipErrorInvalidHandle, hip.hipModuleLaunchKernel,
-               function, 1, 1, 1, 1, 1, 1, 0, None, [0, 0, 0, 0])
+    raises_hip(
+        hip.hipErrorInvalidHandle,
+        hip.hipModuleLaunchKernel,
+        function,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        None,
+        [0, 0, 0, 0],
+    )
 
     host = rng.standard_normal(4096).astype(np.float32)
     d_a = to_device(host)

@@ -4,7 +4,7 @@ import pytest
 
 from hipkit.lexer import CHAR, DIRECTIVE, IDENT, NUMBER, PUNCT, STRING, LexError, tokenize
 
-SOURCE = r'''#include <hip/hip_runtime.h>
+SOURCE = r"""#include <hip/hip_runtime.h>
 #define ADD(a, b) \
     ((a) + (b))
 /* block
@@ -16,7 +16,7 @@ SOURCE = r'''#include <hip/hip_runtime.h>
     vector<vector<int>> v;
     k<<<dim3(1), 256, 0, s>>>(x, n >> 1);
 }
-'''
+"""
 
 
 def test_round_trip_is_exact():

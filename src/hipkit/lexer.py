@@ -21,8 +21,19 @@ import bisect
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize", "LexError", "IDENT", "NUMBER", "STRING", "CHAR", "PUNCT",
-           "DIRECTIVE", "COMMENT", "SPACE"]
+__all__ = [
+    "Token",
+    "tokenize",
+    "LexError",
+    "IDENT",
+    "NUMBER",
+    "STRING",
+    "CHAR",
+    "PUNCT",
+    "DIRECTIVE",
+    "COMMENT",
+    "SPACE",
+]
 
 IDENT = "ident"
 NUMBER = "number"

@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hipkit", description="HIP for every platform, from Python.")
     parser.add_argument("--version", action="store_true", help="print hipkit's version")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in _COMMANDS.items():
+    for module in _COMMANDS.values():
         module.add_parser(commands)
     args = parser.parse_args(argv)
     if args.version:

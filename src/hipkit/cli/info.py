@@ -65,5 +65,10 @@ def _text(report: dict) -> str:
 
 def run(args) -> int:
     report = collect()
-    print(json.dumps(report, indent=2) if args.json else _text(report))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(_text(report))
+        if report.get("error"):
+            print(f"\nno device to use: {report['error']}")
     return 0 if report.get("default") else 1

@@ -77,8 +77,9 @@ def hipDeviceGetAttribute(attr: int, deviceId: int) -> int:  # noqa: N802, N803
     try:
         name, index = _ATTRIBUTE_FIELDS[attr]
     except (KeyError, TypeError):
-        raise HipError(hipError_t.hipErrorInvalidValue,
-                       f"device attribute {attr!r} is not one hipkit answers") from None
+        raise HipError(
+            hipError_t.hipErrorInvalidValue, f"device attribute {attr!r} is not one hipkit answers"
+        ) from None
     value = getattr(device_by_id(deviceId).properties, name)
     return int(value if index is None else value[index])
 

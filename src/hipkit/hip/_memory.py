@@ -29,8 +29,14 @@ from ._types import (
     hipMemcpyKind,
 )
 
-_HOST_MALLOC_FLAGS = (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined
-                      | hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
+_HOST_MALLOC_FLAGS = (
+    hipHostMallocPortable
+    | hipHostMallocMapped
+    | hipHostMallocWriteCombined
+    | hipHostMallocNumaUser
+    | hipHostMallocCoherent
+    | hipHostMallocNonCoherent
+)
 
 K = hipMemcpyKind
 # Which side of a copy may be host memory: (dst, src).
@@ -49,8 +55,7 @@ def _size(value: Any, what: str = "size") -> int:
     return int(value)
 
 
-def pointer(value: Any, nbytes: int, what: str, *, host_ok: bool, writable: bool = False
-            ) -> tuple[int, Any]:
+def pointer(value: Any, nbytes: int, what: str, *, host_ok: bool, writable: bool = False) -> tuple[int, Any]:
     """(address, object to keep alive) of a copy's ``dst`` or ``src``: an int
     address, None, a ctypes.c_void_p, a hipkit.DeviceArray, or (where ``host_ok``)
     a buffer-protocol object of at least ``nbytes`` bytes."""
@@ -63,22 +68,29 @@ def pointer(value: Any, nbytes: int, what: str, *, host_ok: bool, writable: bool
     if isinstance(value, DeviceArray):
         value._check()
         if not value.is_contiguous or value.nbytes < nbytes:
-            raise HipError(hipError_t.hipErrorInvalidValue,
-                           f"{what}: a contiguous device array of at least {nbytes} bytes is needed")
+            raise HipError(
+                hipError_t.hipErrorInvalidValue,
+                f"{what}: a contiguous device array of at least {nbytes} bytes is needed",
+            )
         return value.ptr, value
     try:
         view = memoryview(value)
     except TypeError:
-        raise HipError(hipError_t.hipErrorInvalidValue,
-                       f"{what}: expected a pointer (int) or a buffer, got {type(value).__name__}") from None
+        raise HipError(
+            hipError_t.hipErrorInvalidValue,
+            f"{what}: expected a pointer (int) or a buffer, got {type(value).__name__}",
+        ) from None
     if not host_ok:
-        raise HipError(hipError_t.hipErrorInvalidValue,
-                       f"{what} is a host buffer, but the copy kind says device memory")
+        raise HipError(
+            hipError_t.hipErrorInvalidValue, f"{what} is a host buffer, but the copy kind says device memory"
+        )
     if not view.contiguous:
         raise HipError(hipError_t.hipErrorInvalidValue, f"{what}: the buffer is not contiguous")
     if view.nbytes < nbytes:
-        raise HipError(hipError_t.hipErrorInvalidValue,
-                       f"{what}: the buffer has {view.nbytes} bytes, the copy needs {nbytes}")
+        raise HipError(
+            hipError_t.hipErrorInvalidValue,
+            f"{what}: the buffer has {view.nbytes} bytes, the copy needs {nbytes}",
+        )
     if writable and view.readonly:
         raise HipError(hipError_t.hipErrorInvalidValue, f"{what}: the buffer is read-only")
     # NumPy reads the address of any contiguous buffer, read-only ones included.
@@ -172,13 +184,17 @@ def hipMemcpyAsync(dst, src, sizeBytes: int, kind: int, stream=None) -> None:  #
 def _set(dst, value, count, elem_size: int, stream, asynchronous: bool) -> None:
     count = _size(count, "count")
     bits = 8 * elem_size
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-            not -(1 << (bits - 1)) <= value < 1 << bits:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or not -(1 << (bits - 1)) <= value < 1 << bits
+    ):
         raise HipError(hipError_t.hipErrorInvalidValue, f"value {value!r} does not fit in {bits} bits")
     device, handle = resolve_stream(stream)
     ptr, keep = pointer(dst, count * elem_size, "dst", host_ok=False)
-    device.platform.memset(device._native, ptr, int(value) & ((1 << bits) - 1), count, elem_size,
-                           handle, asynchronous)
+    device.platform.memset(
+        device._native, ptr, int(value) & ((1 << bits) - 1), count, elem_size, handle, asynchronous
+    )
     if asynchronous and keep is not None:
         _state.keep_alive(device, handle, [keep])
 
@@ -229,4 +245,3 @@ def hipMemsetD16Async(dest, value: int, count: int, stream=None) -> None:  # noq
 def hipMemsetD32Async(dest, value: int, count: int, stream=None) -> None:  # noqa: N802
     """hipMemsetD32Async: queue hipMemsetD32 on ``stream``."""
     _set(dest, value, count, 4, stream, True)
-

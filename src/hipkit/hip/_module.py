@@ -43,11 +43,15 @@ def hipModuleLoadData(image) -> int:  # noqa: N802 - HIP's names
     elif isinstance(image, (bytes, bytearray, memoryview)):
         binary, target = bytes(image), device.target
     else:
-        raise HipError(hipError_t.hipErrorInvalidImage,
-                       f"expected hiprtcGetCode's bytes or a hipkit.Module, got {type(image).__name__}")
+        raise HipError(
+            hipError_t.hipErrorInvalidImage,
+            f"expected hiprtcGetCode's bytes or a hipkit.Module, got {type(image).__name__}",
+        )
     if target != device.target:
-        raise HipError(hipError_t.hipErrorNoBinaryForGpu,
-                       f"the module is compiled for {target}, the device is {device.target}")
+        raise HipError(
+            hipError_t.hipErrorNoBinaryForGpu,
+            f"the module is compiled for {target}, the device is {device.target}",
+        )
     module = Module(binary, target, device)
     return _state.modules.add(module.handle, module, device)
 
@@ -100,25 +104,41 @@ def _param(value: Any) -> Any:
 @hip_api
 def hipModuleLaunchKernel(  # noqa: N802
     f: int,
-    gridDimX: int, gridDimY: int, gridDimZ: int,  # noqa: N803
-    blockDimX: int, blockDimY: int, blockDimZ: int,  # noqa: N803
-    sharedMemBytes: int, stream, kernelParams, extra=None,  # noqa: N803
+    gridDimX: int,
+    gridDimY: int,
+    gridDimZ: int,  # noqa: N803
+    blockDimX: int,
+    blockDimY: int,
+    blockDimZ: int,  # noqa: N803
+    sharedMemBytes: int,
+    stream,
+    kernelParams,
+    extra=None,  # noqa: N803
 ) -> None:
     """hipModuleLaunchKernel: launch ``f`` on a grid of blocks with ``sharedMemBytes``
     of dynamic shared memory on ``stream``; ``kernelParams`` is a sequence of the
     arguments (Python values, device pointers, ctypes objects).  ``extra`` must be None."""
     if extra is not None:
-        raise HipError(hipError_t.hipErrorNotSupported,
-                       "'extra' (HIP_LAUNCH_PARAM_*) is not supported; pass kernelParams")
+        raise HipError(
+            hipError_t.hipErrorNotSupported,
+            "'extra' (HIP_LAUNCH_PARAM_*) is not supported; pass kernelParams",
+        )
     kernel = _kernel(f)
     queue = stream_object(stream)
     if queue is not None and queue.device != kernel.device:
-        raise HipError(hipError_t.hipErrorInvalidHandle, f"the stream is on {queue.device!r}, "
-                                                         f"the function on {kernel.device!r}")
+        raise HipError(
+            hipError_t.hipErrorInvalidHandle,
+            f"the stream is on {queue.device!r}, the function on {kernel.device!r}",
+        )
     args = tuple(_param(value) for value in (kernelParams or ()))
     try:
-        kernel.launch((gridDimX, gridDimY, gridDimZ), (blockDimX, blockDimY, blockDimZ), args,
-                      int(sharedMemBytes), queue)
+        kernel.launch(
+            (gridDimX, gridDimY, gridDimZ),
+            (blockDimX, blockDimY, blockDimZ),
+            args,
+            int(sharedMemBytes),
+            queue,
+        )
     except TypeError as exc:
         raise HipError(hipError_t.hipErrorInvalidValue, str(exc)) from None
 

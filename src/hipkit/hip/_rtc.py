@@ -59,8 +59,9 @@ def _text(value: Any, what: str) -> str:
         return value.decode()
     if isinstance(value, str):
         return value
-    raise HiprtcError(R.HIPRTC_ERROR_INVALID_INPUT,
-                      f"{what} must be str or bytes, got {type(value).__name__}")
+    raise HiprtcError(
+        R.HIPRTC_ERROR_INVALID_INPUT, f"{what} must be str or bytes, got {type(value).__name__}"
+    )
 
 
 def _program(prog: Any) -> hiprtcProgram:
@@ -76,16 +77,21 @@ def _compiled(prog: Any) -> hiprtcProgram:
     return prog
 
 
-def hiprtcCreateProgram(src, name=None, headers: Sequence = (),  # noqa: N802 - HIP's names
-                        includeNames: Sequence = ()) -> hiprtcProgram:  # noqa: N803
+def hiprtcCreateProgram(
+    src,
+    name=None,
+    headers: Sequence = (),  # noqa: N802 - HIP's names
+    includeNames: Sequence = (),
+) -> hiprtcProgram:  # noqa: N803
     """hiprtcCreateProgram: a program from HIP C++ ``src``; ``name`` is the file name
     diagnostics show; ``headers[i]`` is the text ``#include "includeNames[i]"`` gives."""
     if src is None:
         raise HiprtcError(R.HIPRTC_ERROR_INVALID_INPUT, "src is NULL")
     headers, include_names = list(headers or ()), list(includeNames or ())
     if len(headers) != len(include_names):
-        raise HiprtcError(R.HIPRTC_ERROR_INVALID_INPUT,
-                          f"{len(headers)} headers but {len(include_names)} include names")
+        raise HiprtcError(
+            R.HIPRTC_ERROR_INVALID_INPUT, f"{len(headers)} headers but {len(include_names)} include names"
+        )
     pairs = zip(include_names, headers, strict=True)
     texts = {_text(include, "include name"): _text(text, "header") for include, text in pairs}
     return hiprtcProgram(_text(src, "src"), _text(name, "name") if name else "default_program", texts)
@@ -115,8 +121,13 @@ def hiprtcCompileProgram(prog, options: Sequence = ()) -> None:  # noqa: N802
     prog._binary = prog._code = None
     try:
         binary = device.platform.compile(
-            prog._source, target, name=prog._name, options=tuple(_text(o, "option") for o in options or ()),
-            name_expressions=tuple(prog._name_expressions), headers=dict(prog._headers))
+            prog._source,
+            target,
+            name=prog._name,
+            options=tuple(_text(o, "option") for o in options or ()),
+            name_expressions=tuple(prog._name_expressions),
+            headers=dict(prog._headers),
+        )
     except CompileOptionError as exc:
         prog._log = str(exc)
         raise HiprtcError(R.HIPRTC_ERROR_INVALID_OPTION, str(exc), prog._log) from None
@@ -160,8 +171,10 @@ def hiprtcGetLoweredName(prog, name_expression) -> str:  # noqa: N802
         raise HiprtcError(R.HIPRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION)
     expression = _text(name_expression, "name expression").strip()
     if expression not in prog._name_expressions:
-        raise HiprtcError(R.HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
-                          f"{expression!r} was not added with hiprtcAddNameExpression")
+        raise HiprtcError(
+            R.HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID,
+            f"{expression!r} was not added with hiprtcAddNameExpression",
+        )
     _compiled(prog)
     return expression
 

@@ -115,8 +115,9 @@ def hipEventCreateWithFlags(flags: int) -> int:  # noqa: N802
         raise HipError(hipError_t.hipErrorNotSupported, "hipEventInterprocess is not supported")
     if not isinstance(flags, int) or flags & ~(hipEventBlockingSync | hipEventDisableTiming):
         raise HipError(hipError_t.hipErrorInvalidValue, f"invalid event flags {flags!r}")
-    event = Event(get_device(), timing=not flags & hipEventDisableTiming,
-                  blocking=bool(flags & hipEventBlockingSync))
+    event = Event(
+        get_device(), timing=not flags & hipEventDisableTiming, blocking=bool(flags & hipEventBlockingSync)
+    )
     return _state.events.add(event.handle, event, event.device)
 
 

@@ -112,12 +112,14 @@ class Platform(ABC):
     def mem_info(self, device: int) -> tuple[int, int]: ...
 
     @abstractmethod
-    def memcpy(self, device: int, dst: int, src: int, nbytes: int, kind: int, stream: int,
-               asynchronous: bool) -> None: ...
+    def memcpy(
+        self, device: int, dst: int, src: int, nbytes: int, kind: int, stream: int, asynchronous: bool
+    ) -> None: ...
 
     @abstractmethod
-    def memset(self, device: int, dst: int, value: int, count: int, elem_size: int, stream: int,
-               asynchronous: bool) -> None: ...
+    def memset(
+        self, device: int, dst: int, value: int, count: int, elem_size: int, stream: int, asynchronous: bool
+    ) -> None: ...
 
     # -- streams and events
     @abstractmethod
@@ -165,8 +167,16 @@ class Platform(ABC):
 
     # -- code
     @abstractmethod
-    def compile(self, source: str, target: Target, *, name: str, options: tuple[str, ...],
-                name_expressions: tuple[str, ...], headers: dict[str, str]) -> Any:
+    def compile(
+        self,
+        source: str,
+        target: Target,
+        *,
+        name: str,
+        options: tuple[str, ...],
+        name_expressions: tuple[str, ...],
+        headers: dict[str, str],
+    ) -> Any:
         """Compile for ``target`` (no device needed); returns a binary for load_module.
         ``headers`` maps include names to their text (hiprtc's in-memory headers)."""
 
@@ -188,8 +198,16 @@ class Platform(ABC):
     def get_global(self, device: int, module: int, name: str) -> tuple[int, int]: ...
 
     @abstractmethod
-    def launch(self, device: int, function: FunctionInfo, grid: tuple[int, int, int],
-               block: tuple[int, int, int], shared_mem: int, stream: int, args: bytes) -> None: ...
+    def launch(
+        self,
+        device: int,
+        function: FunctionInfo,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem: int,
+        stream: int,
+        args: bytes,
+    ) -> None: ...
 
 
 class PlatformUnavailable(Exception):

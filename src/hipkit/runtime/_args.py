@@ -12,7 +12,8 @@ from __future__ import annotations
 import ctypes
 import numbers
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ class Packer:
             raise TypeError(
                 f"kernel {self.kernel_name} takes {len(self.params)} argument(s), {len(args)} given"
             )
-        return self._struct.pack(*[convert(a) for convert, a in zip(self._converters, args)])
+        return self._struct.pack(*[convert(a) for convert, a in zip(self._converters, args, strict=True)])
 
     def _fail(self, index: int, what: str, value: Any) -> TypeError:
         return TypeError(
@@ -79,9 +80,12 @@ class Packer:
 
             return code, integer
         if p.kind == PARAM_FLOAT and p.size in _FLOAT_CODES:
+
             def floating(value):
                 if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
-                    raise self._fail(index, f"expected a real number for a float{p.size * 8} parameter", value)
+                    raise self._fail(
+                        index, f"expected a real number for a float{p.size * 8} parameter", value
+                    )
                 return float(value)
 
             return _FLOAT_CODES[p.size], floating

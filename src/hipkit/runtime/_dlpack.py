@@ -55,9 +55,15 @@ class DLTensor(Structure):
     """dlpack.h ``DLTensor``: the array view (strides in elements)."""
 
     # shape and strides are int64_t*, held as plain addresses: cheaper to set than POINTER fields.
-    _fields_ = [("data", c_void_p), ("device", DLDevice), ("ndim", c_int32),
-                ("dtype", DLDataType), ("shape", c_void_p), ("strides", c_void_p),
-                ("byte_offset", c_uint64)]
+    _fields_ = [
+        ("data", c_void_p),
+        ("device", DLDevice),
+        ("ndim", c_int32),
+        ("dtype", DLDataType),
+        ("shape", c_void_p),
+        ("strides", c_void_p),
+        ("byte_offset", c_uint64),
+    ]
 
 
 # Both managed structs take a pointer to themselves; c_void_p lets one deleter serve both kinds.
@@ -79,8 +85,13 @@ class DLPackVersion(Structure):
 class DLManagedTensorVersioned(Structure):
     """dlpack.h ``DLManagedTensorVersioned``: the 1.x capsule payload."""
 
-    _fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p), ("deleter", DLDeleter),
-                ("flags", c_uint64), ("dl_tensor", DLTensor)]
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", c_void_p),
+        ("deleter", DLDeleter),
+        ("flags", c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
 
 
 # Private prototypes, not ctypes.pythonapi.X.argtypes = ..., which would change them for every
@@ -98,8 +109,10 @@ _capsule_set_name = _api("PyCapsule_SetName", c_int, c_void_p, c_void_p)
 _py_incref = _api("Py_IncRef", None, py_object)
 
 # PyCapsule stores the name pointer, not a copy, so names live in buffers that are never freed.
-_NAMES = {n: ctypes.create_string_buffer(n) for n in
-          (b"dltensor", b"dltensor_versioned", b"used_dltensor", b"used_dltensor_versioned")}
+_NAMES = {
+    n: ctypes.create_string_buffer(n)
+    for n in (b"dltensor", b"dltensor_versioned", b"used_dltensor", b"used_dltensor_versioned")
+}
 _CapsuleType = type(_capsule_new(1, ctypes.addressof(_NAMES[b"dltensor"]), _CapsuleDestructor()))
 
 _err_occurred = _api("PyErr_Occurred", c_void_p)
@@ -130,6 +143,7 @@ def _c_callbacks() -> tuple[object, object]:
             body(address or 0)
             if pending is not None:
                 raise pending
+
         return callback
 
     def release(managed: int) -> None:
@@ -153,11 +167,16 @@ for _keep in (_DELETER, _CAPSULE_DESTRUCTOR, *_NAMES.values()):
 
 def _dtype_table() -> list[tuple[np.dtype, tuple[int, int, int]]]:
     table = [(np.dtype(np.bool_), (_kDLBool, 8, 1))]
-    for code, kind, sizes in ((_kDLInt, "i", (1, 2, 4, 8)), (_kDLUInt, "u", (1, 2, 4, 8)),
-                              (_kDLFloat, "f", (2, 4, 8)), (_kDLComplex, "c", (8, 16))):
+    for code, kind, sizes in (
+        (_kDLInt, "i", (1, 2, 4, 8)),
+        (_kDLUInt, "u", (1, 2, 4, 8)),
+        (_kDLFloat, "f", (2, 4, 8)),
+        (_kDLComplex, "c", (8, 16)),
+    ):
         table += [(np.dtype(f"{kind}{n}"), (code, 8 * n, 1)) for n in sizes]
     try:  # bfloat16 has no NumPy type of its own; ml_dtypes supplies one when installed
         import ml_dtypes
+
         table.append((np.dtype(ml_dtypes.bfloat16), (_kDLBfloat, 16, 1)))
     except ImportError:
         pass
@@ -190,8 +209,7 @@ def dl_to_dtype(code: int, bits: int, lanes: int) -> np.dtype:
     """
     dt = _DTYPE_OF.get((code, bits, lanes))
     if dt is None:
-        raise BufferError(f"DLPack dtype (code={code}, bits={bits}, lanes={lanes}) "
-                          "has no NumPy dtype")
+        raise BufferError(f"DLPack dtype (code={code}, bits={bits}, lanes={lanes}) has no NumPy dtype")
     return dt
 
 
@@ -203,9 +221,16 @@ def _contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...
     return tuple(reversed(strides))
 
 
-def export(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...] | None, dtype: np.dtype,
-           device_type: int, device_id: int, owner: object,
-           max_version: tuple[int, int] | None = None) -> object:
+def export(
+    ptr: int,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...] | None,
+    dtype: np.dtype,
+    device_type: int,
+    device_id: int,
+    owner: object,
+    max_version: tuple[int, int] | None = None,
+) -> object:
     """Make a DLPack capsule viewing the memory at ``ptr``.
 
     ``strides`` are in bytes, NumPy style (None: C-contiguous); the capsule carries them in
@@ -226,15 +251,23 @@ def export(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...] | None, dt
     if len(strides) != len(shape):
         raise ValueError(f"{len(strides)} strides for {len(shape)} dimensions")
     if any(s % dtype.itemsize for s in strides):
-        raise BufferError(f"strides {tuple(strides)} (bytes) are not multiples of the "
-                          f"itemsize {dtype.itemsize} of {dtype}")
+        raise BufferError(
+            f"strides {tuple(strides)} (bytes) are not multiples of the itemsize {dtype.itemsize} of {dtype}"
+        )
     ndim = len(shape)
     # One array holds shape then strides; it is freed with the struct, by the deleter.
     dims = (c_int64 * (2 * ndim))(*shape, *(s // dtype.itemsize for s in strides))
     # Strides are always filled in: DLPack 1.0 consumers may rely on them when ndim > 0.
     shape_at = ctypes.addressof(dims)
-    tensor = DLTensor(ptr, DLDevice(device_type, device_id), ndim, DLDataType(code, bits, lanes),
-                      shape_at, shape_at + 8 * ndim, 0)
+    tensor = DLTensor(
+        ptr,
+        DLDevice(device_type, device_id),
+        ndim,
+        DLDataType(code, bits, lanes),
+        shape_at,
+        shape_at + 8 * ndim,
+        0,
+    )
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
     managed: DLManagedTensor | DLManagedTensorVersioned
     if versioned:
@@ -287,8 +320,10 @@ def _capsule_of(obj: object, stream: object) -> object:
     if isinstance(obj, _CapsuleType):
         return obj
     if not hasattr(obj, "__dlpack__"):
-        raise TypeError(f"{type(obj).__name__} object does not support DLPack: expected an object "
-                        "with __dlpack__ and __dlpack_device__, or a DLPack capsule")
+        raise TypeError(
+            f"{type(obj).__name__} object does not support DLPack: expected an object "
+            "with __dlpack__ and __dlpack_device__, or a DLPack capsule"
+        )
     # Producers older than DLPack 1.0 (or the array API 2023) lack max_version, or even stream.
     try:
         return obj.__dlpack__(stream=stream, max_version=(1, 0))
@@ -324,8 +359,9 @@ def import_(obj: object, *, stream: object = None) -> Imported:
         managed = DLManagedTensorVersioned.from_address(managed_address)
         if managed.version.major != 1:
             # The layout past `version` is unknown; leave the capsule unconsumed so it frees itself.
-            raise BufferError(f"DLPack version {managed.version.major}.{managed.version.minor} "
-                              "is not supported (need 1.x)")
+            raise BufferError(
+                f"DLPack version {managed.version.major}.{managed.version.minor} is not supported (need 1.x)"
+            )
         readonly = bool(managed.flags & _FLAG_READ_ONLY)
     else:
         managed, readonly = DLManagedTensor.from_address(managed_address), False
@@ -340,6 +376,13 @@ def import_(obj: object, *, stream: object = None) -> Imported:
     deleter = ctypes.cast(managed.deleter, c_void_p).value
     # Everything that can fail is done: from here on this side owns the tensor.
     _capsule_set_name(id(capsule), ctypes.addressof(_NAMES[b"used_" + name]))
-    return Imported(ptr=(t.data or 0) + t.byte_offset, shape=shape, strides=strides, dtype=dtype,
-                    device_type=t.device.device_type, device_id=t.device.device_id,
-                    readonly=readonly, keepalive=_Keepalive(deleter, managed_address))
+    return Imported(
+        ptr=(t.data or 0) + t.byte_offset,
+        shape=shape,
+        strides=strides,
+        dtype=dtype,
+        device_type=t.device.device_type,
+        device_id=t.device.device_id,
+        readonly=readonly,
+        keepalive=_Keepalive(deleter, managed_address),
+    )

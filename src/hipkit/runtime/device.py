@@ -34,8 +34,7 @@ class Device:
             self.platform = platforms.get(platform)
         visible = _visible(self.platform)
         if not 0 <= index < len(visible):
-            raise HipError(101, f"device {index} of {self.platform.name}: "
-                                f"{len(visible)} device(s) visible")
+            raise HipError(101, f"device {index} of {self.platform.name}: {len(visible)} device(s) visible")
         self.index = index
         self._native = visible[index]
         self._previous: list[Device] = []

@@ -74,8 +74,9 @@ class DeviceArray:
 
     __slots__ = ("shape", "dtype", "strides", "ptr", "device", "_owner", "__weakref__")
 
-    def __init__(self, shape, dtype, *, ptr: int, owner: Any, device: Device,
-                 strides: tuple[int, ...] | None = None):
+    def __init__(
+        self, shape, dtype, *, ptr: int, owner: Any, device: Device, strides: tuple[int, ...] | None = None
+    ):
         self.shape = tuple(int(n) for n in shape)
         self.dtype = np.dtype(dtype)
         self.strides = tuple(strides) if strides is not None else _c_strides(self.shape, self.dtype.itemsize)
@@ -118,19 +119,28 @@ class DeviceArray:
         """(byte offset from ptr, byte length) of the memory the array touches."""
         if self.size == 0:
             return 0, 0
-        low = sum(s * (n - 1) for s, n in zip(self.strides, self.shape) if s < 0)
-        high = sum(s * (n - 1) for s, n in zip(self.strides, self.shape) if s > 0)
+        low = sum(s * (n - 1) for s, n in zip(self.strides, self.shape, strict=True) if s < 0)
+        high = sum(s * (n - 1) for s, n in zip(self.strides, self.shape, strict=True) if s > 0)
         return low, high - low + self.itemsize
 
     # -- views
     def __getitem__(self, key) -> DeviceArray:
+        key = key if isinstance(key, tuple) else (key,)
+        if not all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)) for k in key):
+            raise IndexError("device arrays support basic indexing only (integers, slices, ..., None)")
+        if Ellipsis not in key:
+            key += (Ellipsis,)  # so that integers alone still give a (0-d) view
         probe = _geometry_probe(self.shape, self.strides, self.dtype)
         view = probe[key]
-        if not isinstance(view, np.ndarray) or not np.shares_memory(view, probe, max_work=0):
-            raise IndexError("device arrays support basic indexing only (integers, slices, ..., None)")
         offset = view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
-        return DeviceArray(view.shape, self.dtype, ptr=self.ptr + offset, owner=self._owner,
-                           device=self.device, strides=view.strides)
+        return DeviceArray(
+            view.shape,
+            self.dtype,
+            ptr=self.ptr + offset,
+            owner=self._owner,
+            device=self.device,
+            strides=view.strides,
+        )
 
     def reshape(self, *shape) -> DeviceArray:
         """A view with another shape (the array must be C-contiguous)."""
@@ -146,8 +156,9 @@ class DeviceArray:
         dtype = np.dtype(dtype)
         if dtype.itemsize != self.itemsize:
             raise ValueError("view() needs a dtype of the same item size")
-        return DeviceArray(self.shape, dtype, ptr=self.ptr, owner=self._owner,
-                           device=self.device, strides=self.strides)
+        return DeviceArray(
+            self.shape, dtype, ptr=self.ptr, owner=self._owner, device=self.device, strides=self.strides
+        )
 
     # -- copies
     def get(self, stream=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -222,15 +233,24 @@ class DeviceArray:
         self._check()
         if stream is not None and stream != -1:
             self.device.synchronize()
-        return _dlpack.export(self.ptr, self.shape, self.strides, self.dtype,
-                              *self.__dlpack_device__(), owner=self, max_version=max_version)
+        return _dlpack.export(
+            self.ptr,
+            self.shape,
+            self.strides,
+            self.dtype,
+            *self.__dlpack_device__(),
+            owner=self,
+            max_version=max_version,
+        )
 
     def __array__(self, *args, **kwargs):
         raise TypeError("implicit conversion of a device array to NumPy is not allowed; use .get()")
 
     def __repr__(self) -> str:
-        return (f"<hipkit.DeviceArray shape={self.shape} dtype={self.dtype} "
-                f"device={self.device.platform.name}:{self.device.index}>")
+        return (
+            f"<hipkit.DeviceArray shape={self.shape} dtype={self.dtype} "
+            f"device={self.device.platform.name}:{self.device.index}>"
+        )
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
@@ -320,5 +340,11 @@ def from_dlpack(obj, device: Device | None = None) -> DeviceArray:
             f"DLPack tensor is on device type {imported.device_type}, "
             f"not {device.platform.name} memory (type {want})"
         )
-    return DeviceArray(imported.shape, imported.dtype, ptr=imported.ptr, owner=imported.keepalive,
-                       device=device, strides=imported.strides)
+    return DeviceArray(
+        imported.shape,
+        imported.dtype,
+        ptr=imported.ptr,
+        owner=imported.keepalive,
+        device=device,
+        strides=imported.strides,
+    )

@@ -53,8 +53,11 @@ def _resolve_target(target, device: Device) -> Target:
         return target
     text = str(target)
     if text == "cpu":
-        return Target("cpu", device.target.arch if device.platform.name == "cpu" else "x86_64",
-                      device.warp_size if device.platform.name == "cpu" else 64)
+        return Target(
+            "cpu",
+            device.target.arch if device.platform.name == "cpu" else "x86_64",
+            device.warp_size if device.platform.name == "cpu" else 64,
+        )
     raise ValueError(f"unknown target {target!r}")
 
 
@@ -99,8 +102,14 @@ def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
     device = device or get_device()
     target = _resolve_target(target, device)
     platform = platforms.get(target.platform)
-    binary = platform.compile(source, target, name=name, options=tuple(options),
-                              name_expressions=tuple(name_expressions), headers=dict(headers or {}))
+    binary = platform.compile(
+        source,
+        target,
+        name=name,
+        options=tuple(options),
+        name_expressions=tuple(name_expressions),
+        headers=dict(headers or {}),
+    )
     return Module(binary, target, device if target == device.target else None)
 
 
@@ -235,8 +244,15 @@ class Kernel:
                 handle = stream.handle
             else:
                 handle = int(stream)
-        self.device.platform.launch(self.device._native, self.info, _dim3(grid, "grid"),
-                                    _dim3(block, "block"), int(shared_mem), handle, packed)
+        self.device.platform.launch(
+            self.device._native,
+            self.info,
+            _dim3(grid, "grid"),
+            _dim3(block, "block"),
+            int(shared_mem),
+            handle,
+            packed,
+        )
 
     def __getitem__(self, config) -> _Launcher:
         """``kernel[grid, block]`` or ``kernel[grid, block, shared_mem, stream]``,

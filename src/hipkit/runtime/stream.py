@@ -67,8 +67,9 @@ class Stream(_Handle):
     def __init__(self, device: Device | None = None, non_blocking: bool = False):
         device = device or get_device()
         platform = device.platform
-        super().__init__(device, platform.stream_create(device._native, non_blocking),
-                         platform.stream_destroy)
+        super().__init__(
+            device, platform.stream_create(device._native, non_blocking), platform.stream_destroy
+        )
         self.non_blocking = non_blocking
 
     def synchronize(self) -> None:
@@ -111,8 +112,9 @@ class Event(_Handle):
     def __init__(self, device: Device | None = None, timing: bool = True, blocking: bool = False):
         device = device or get_device()
         platform = device.platform
-        super().__init__(device, platform.event_create(device._native, timing, blocking),
-                         platform.event_destroy)
+        super().__init__(
+            device, platform.event_create(device._native, timing, blocking), platform.event_destroy
+        )
 
     def record(self, stream: Stream | None = None) -> Event:
         """Record the event on ``stream`` (None: the null stream)."""

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import ctypes
 import platform as _platform
+import threading
 from functools import cached_property
+from pathlib import Path
 
 from ... import config
 from ..._errors import HipError
 from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
 from . import _lib
-from .compiler import Binary, compile_source, module_file
+from .compiler import Binary, compile_source, module_file, private_copy
 
 
 class _DeviceInfo(ctypes.Structure):
@@ -74,10 +76,12 @@ class CpuPlatform(Platform):
             self._lib = _lib.load()
         except (OSError, RuntimeError) as exc:
             raise PlatformUnavailable(f"the CPU runtime could not be built: {exc}") from exc
-        self._call(
-            self._lib.hkrt_init(config.get("HIPKIT_CPU_WARP_SIZE"), config.get("HIPKIT_CPU_THREADS"))
-        )
+        self._call(self._lib.hkrt_init(config.get("HIPKIT_CPU_WARP_SIZE"), config.get("HIPKIT_CPU_THREADS")))
         self._generation = self._lib.hkrt_reset_generation()
+        # Reentrant: garbage collection may unload a module (a finalizer) in
+        # the middle of load_module.
+        self._modules_lock = threading.RLock()
+        self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
 
     def _call(self, code: int) -> None:
         if code != 0:
@@ -155,9 +159,7 @@ class CpuPlatform(Platform):
         self._call(self._lib.hkrt_memcpy(dst, src, nbytes, kind, stream or None, int(asynchronous)))
 
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
-        self._call(
-            self._lib.hkrt_memset(dst, value, count, elem_size, stream or None, int(asynchronous))
-        )
+        self._call(self._lib.hkrt_memset(dst, value, count, elem_size, stream or None, int(asynchronous)))
 
     # ------------------------------------------------------------------ streams, events
 
@@ -220,6 +222,8 @@ class CpuPlatform(Platform):
             self._call(self._lib.hkrt_device_reset())
         finally:
             self._generation = self._lib.hkrt_reset_generation()
+            with self._modules_lock:
+                self._loaded.clear()
 
     def reset_generation(self, device: int) -> int:
         # Checked for every launch argument, so a plain attribute rather than a
@@ -232,8 +236,12 @@ class CpuPlatform(Platform):
         if target.platform != "cpu":
             raise ValueError(f"the CPU platform cannot compile for {target}")
         return compile_source(
-            source, name=name, options=options, name_expressions=name_expressions,
-            headers=headers, warp_size=target.warp_size,
+            source,
+            name=name,
+            options=options,
+            name_expressions=name_expressions,
+            headers=headers,
+            warp_size=target.warp_size,
         )
 
     def binary_bytes(self, binary: Binary) -> bytes:
@@ -243,10 +251,20 @@ class CpuPlatform(Platform):
         self._check_device(device)
         path = binary.path if isinstance(binary, Binary) else module_file(bytes(binary))
         handle = ctypes.c_void_p()
-        self._call(self._lib.hkrt_module_load(str(path).encode(), ctypes.byref(handle)))
+        with self._modules_lock:
+            if path in self._loaded.values():
+                # dlopen of a loaded file returns the same instance; each
+                # loaded module needs its own __device__ globals (as in HIP).
+                with private_copy(path) as copy:
+                    self._call(self._lib.hkrt_module_load(str(copy).encode(), ctypes.byref(handle)))
+            else:
+                self._call(self._lib.hkrt_module_load(str(path).encode(), ctypes.byref(handle)))
+            self._loaded[handle.value or 0] = path
         return handle.value or 0
 
     def unload_module(self, device, module) -> None:
+        with self._modules_lock:
+            self._loaded.pop(module, None)
         self._call(self._lib.hkrt_module_unload(module))
 
     def get_function(self, device, module, name) -> FunctionInfo:

@@ -105,9 +105,7 @@ def _compiler_version(compiler: tuple[str, ...]) -> str:
     except OSError as exc:
         raise RuntimeError(f"cannot run the C++ compiler {shlex.join(compiler)}: {exc}") from None
     if result.returncode != 0:
-        raise RuntimeError(
-            f"{shlex.join(compiler)} --version failed:\n{result.stdout}{result.stderr}"
-        )
+        raise RuntimeError(f"{shlex.join(compiler)} --version failed:\n{result.stdout}{result.stderr}")
     return result.stdout
 
 
@@ -138,8 +136,7 @@ def _run(command: list[str]) -> None:
         raise RuntimeError(f"cannot run the C++ compiler: {exc}") from None
     if result.returncode != 0:
         raise RuntimeError(
-            f"building {LIBRARY_NAME} failed:\n$ {shlex.join(command)}\n"
-            f"{result.stdout}{result.stderr}"
+            f"building {LIBRARY_NAME} failed:\n$ {shlex.join(command)}\n{result.stdout}{result.stderr}"
         )
 
 

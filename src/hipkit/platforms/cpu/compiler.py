@@ -13,12 +13,15 @@ every such kernel on fibers, the general mode.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import platform
+import re
 import shlex
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +32,23 @@ from . import _lib
 from .transform import INCLUDE_DIR, TransformError, transform
 
 _log = logging.getLogger("hipkit")
+
+# Kernel code as GPU compilers treat it: no errno or floating-point traps,
+# fused multiply-add (nvcc's default).  -fno-gnu-unique keeps inline statics
+# (shared memory in device functions) per module, so that a module really
+# unloads and never shares state with another; -Bsymbolic makes the module's
+# own names (a kernel called "step") mean its own code, not a library's.
+_KERNEL_FLAGS = (
+    "-march=native",
+    "-fPIC",
+    "-shared",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-ffp-contract=fast",
+    "-fno-gnu-unique",
+    "-Wno-unknown-pragmas",
+    "-Wl,-Bsymbolic",
+)
 
 # Options a user may pass, by prefix; all others are rejected.
 _PASS_THROUGH = ("-D", "-U", "-I", "-std=", "-O", "-g", "-W", "-w", "-f", "-m")
@@ -136,8 +156,7 @@ def compile_source(
     )
 
     def build(tmp: Path) -> None:
-        _build(tmp, source, name, user_options, list(name_expressions), headers or {}, warp_size,
-               force_fiber)
+        _build(tmp, source, name, user_options, list(name_expressions), headers or {}, warp_size, force_fiber)
 
     entry = _cache.entry("kernels", key, build)
     meta = json.loads((entry / "kernels.json").read_text())
@@ -162,39 +181,66 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
         common += ["-iquote", "include", "-I", "include"]
     std = [] if any(o.startswith("-std=") for o in user_options) else ["-std=c++17"]
     pre = _run(
-        [cxx, "-E", "-x", "c++", *std, *common, "-include", "hipkit_cpu/kernel.h",
-         *user_options, src_name, "-o", "unit.ii"],
+        [
+            cxx,
+            "-E",
+            "-x",
+            "c++",
+            *std,
+            *common,
+            "-include",
+            "hipkit_cpu/kernel.h",
+            *user_options,
+            src_name,
+            "-o",
+            "unit.ii",
+        ],
         tmp,
     )
     if pre.returncode != 0:
         raise CompileError(f"preprocessing {name} failed", _relative(pre.stderr, tmp))
     text = (tmp / "unit.ii").read_text()
-    attempts = ["HIPKIT_CPU_EXEC=fiber"] if force_fiber else ["", "the split code did not compile"]
-    log = ""
-    for fiber in attempts:
+    fiber = {"": "HIPKIT_CPU_EXEC=fiber"} if force_fiber else {}
+    while True:
         try:
-            result = transform(text, name_expressions, force_fiber=fiber)
+            result = transform(text, name_expressions, fiber=fiber)
         except TransformError as exc:
             raise CompileError(f"{name}: {exc}") from None
         (tmp / "kernel.ii").write_text(result.text)
         lib_dir = _lib.lib_dir()
         opt = [] if any(o.startswith("-O") for o in user_options) else ["-O3"]
         cmd = [
-            cxx, "-x", "c++-cpp-output", *std, *opt, "-march=native", "-fPIC", "-shared",
-            "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast", "-Wno-unknown-pragmas", *common,
-            *user_options, "kernel.ii", "-o", "module.so",
-            f"-L{lib_dir}", "-lhipkit_cpu", f"-Wl,-rpath,{lib_dir}",
+            cxx,
+            "-x",
+            "c++-cpp-output",
+            *std,
+            *opt,
+            *_KERNEL_FLAGS,
+            *common,
+            *user_options,
+            "kernel.ii",
+            "-o",
+            "module.so",
+            f"-L{lib_dir}",
+            "-lhipkit_cpu",
+            f"-Wl,-rpath,{lib_dir}",
         ]
         done = _run(cmd, tmp)
         log = _relative(done.stderr, tmp)
         if done.returncode == 0:
             break
-        split = [k.name for k in result.kernels if k.mode == "split"]
-        if not split or fiber:
+        failed = _failed_split_kernels(result.kernels, log)
+        if not failed:
             raise CompileError(f"compiling {name} failed", log)
-        # A limit of the splitter, not the user's error: say so, then retry.
-        _log.warning("%s: kernels %s run on fibers, their split code did not compile:\n%s",
-                     name, ", ".join(split), log)
+        # A limit of the splitter, not the user's error: say so, and build
+        # those kernels on fibers.
+        _log.warning(
+            "%s: kernels %s run on fibers, their split code did not compile:\n%s",
+            name,
+            ", ".join(failed),
+            log,
+        )
+        fiber.update((k, "the split code did not compile") for k in failed)
     meta = {
         "kernels": [vars(k) for k in result.kernels],
         "registered": result.registered,
@@ -202,6 +248,25 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
         "command": shlex.join(cmd),
     }
     (tmp / "kernels.json").write_text(json.dumps(meta, indent=1))
+
+
+_ERROR_LINE = re.compile(r"^(.*?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
+
+
+def _failed_split_kernels(kernels, log: str) -> list[str]:
+    """Split kernels an error of ``log`` points into; all of them if some
+    error lies outside every kernel and there are split kernels to blame."""
+    split = [k for k in kernels if k.mode == "split"]
+    errors = [(m.group(1), int(m.group(2))) for m in _ERROR_LINE.finditer(log)]
+    blamed = [
+        k.name
+        for k in split
+        if any(f == k.source[0] and k.source[1] <= line <= k.source[2] for f, line in errors)
+    ]
+    inside_any = all(
+        any(f == k.source[0] and k.source[1] <= line <= k.source[2] for k in kernels) for f, line in errors
+    )
+    return blamed if inside_any else [k.name for k in split]
 
 
 def module_file(data: bytes) -> Path:
@@ -212,6 +277,19 @@ def module_file(data: bytes) -> Path:
         (tmp / "module.so").write_bytes(data)
 
     return _cache.entry("modules", _cache.digest([data]), write) / "module.so"
+
+
+@contextlib.contextmanager
+def private_copy(path: Path):
+    """A copy of a module file to load a second instance of it; the file is
+    removed when the block ends (a loaded library stays mapped)."""
+    fd, name = tempfile.mkstemp(suffix=".so", dir=path.parent.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(path.read_bytes())
+        yield Path(name)
+    finally:
+        os.unlink(name)
 
 
 def _relative(log: str, tmp: Path) -> str:

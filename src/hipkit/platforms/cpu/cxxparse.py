@@ -73,7 +73,9 @@ def match_angle(toks: list[Token], i: int) -> int:
     raise ParseError(f"unbalanced template bracket at line {toks[i].line}")
 
 
-def split_top(toks: list[Token], lo: int, hi: int, sep: str = ",", angles: bool = False) -> list[tuple[int, int]]:
+def split_top(
+    toks: list[Token], lo: int, hi: int, sep: str = ",", angles: bool = False
+) -> list[tuple[int, int]]:
     """Split ``toks[lo:hi]`` at depth-0 separators into ``(start, end)`` ranges."""
     parts = []
     start = lo
@@ -312,7 +314,9 @@ def _scan_scope(toks: list[Token], lo: int, hi: int, ns: tuple[str, ...], out: T
             i = j + 1
             continue
         paren = _declarator_paren(toks, start, j)
-        is_class = any(toks[k].text in ("class", "struct", "union", "enum") for k in range(start, j)) and paren < 0
+        is_class = (
+            any(toks[k].text in ("class", "struct", "union", "enum") for k in range(start, j)) and paren < 0
+        )
         if end_tok.text == "{":
             close = match_close(toks, j)
             if paren >= 0 and not is_class:
@@ -342,7 +346,9 @@ def _skip_to_semicolon(toks: list[Token], i: int, hi: int) -> int:
     return i
 
 
-def _make_function(toks, start, paren, body_open, body_close, specifiers, template, ns, launch_bounds) -> Function:
+def _make_function(
+    toks, start, paren, body_open, body_close, specifiers, template, ns, launch_bounds
+) -> Function:
     fn = Function(
         decl_start=start,
         name_index=paren - 1,
@@ -490,6 +496,21 @@ def walk(stmt: Stmt):
         yield from walk(child)
 
 
+def local_declarations(toks: list[Token], body: Stmt) -> list[tuple[str, set[str]]]:
+    """(name, keywords of its declaration) for every variable declared by a
+    statement (or a for-loop header) anywhere in ``body``."""
+    found: list[tuple[str, set[str]]] = []
+    for stmt in walk(body):
+        ranges = [(stmt.start, stmt.end)] if stmt.kind == "simple" else []
+        if stmt.kind == "for" and stmt.init[1] > stmt.init[0]:
+            ranges.append(stmt.init)
+        for lo, hi in ranges:
+            decl = parse_declaration(toks, lo, hi)
+            if decl is not None:
+                found.extend((toks[d.name_index].text, decl.keywords) for d in decl.declarators)
+    return found
+
+
 # ---------------------------------------------------------------- declarations
 
 
@@ -531,8 +552,19 @@ def parse_declaration(toks: list[Token], lo: int, hi: int) -> Declaration | None
             return None
         if t.text in _SPEC_WORDS:
             keywords.add(t.text)
-            if t.text not in ("const", "volatile", "static", "constexpr", "register", "extern",
-                              "inline", "mutable", "__hk_shared", "thread_local", "__thread"):
+            if t.text not in (
+                "const",
+                "volatile",
+                "static",
+                "constexpr",
+                "register",
+                "extern",
+                "inline",
+                "mutable",
+                "__hk_shared",
+                "thread_local",
+                "__thread",
+            ):
                 saw_type = True
             j += 1
             if t.text in ("struct", "class", "union", "enum", "typename"):

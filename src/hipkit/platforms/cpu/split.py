@@ -126,6 +126,7 @@ class Splitter:
     default_subs: dict[int, tuple[int, str]]  # rewrites that apply everywhere (markers, atomics)
     params: dict[str, str]  # name -> "uniform" | "modified"
     device_globals: frozenset[str]
+    local_names: frozenset[str]  # every variable declared in the kernel body
     set_tls: bool  # also store threadIdx into the TLS variable (device functions read it)
     kernel_end: int
     out: list[str] = field(default_factory=list)
@@ -137,9 +138,7 @@ class Splitter:
 
     def run(self, body: Stmt) -> str:
         """Generate the statements of the block function for ``body`` (a compound)."""
-        self.uses_exits = any(
-            s.kind in ("return", "break", "continue") for s in walk(body)
-        )
+        self.uses_exits = any(s.kind in ("return", "break", "continue") for s in walk(body))
         for name, how in self.params.items():
             if how == "modified":
                 self._declare_param_copy(name)
@@ -222,14 +221,21 @@ class Splitter:
                         return False
                     continue
                 var = self._lookup(t.text)
-                if var is None or var.kind == "uniform":
+                if var is None:
+                    # Not a variable the splitter placed: a local of the
+                    # current region (per thread), or a name from outside the
+                    # kernel (a constant, an enumerator, a template parameter).
+                    if t.text in self.local_names:
+                        return False
                     continue
-                if var.kind == "remat" and allow_thread:
+                if var.kind == "uniform" or (var.kind == "remat" and allow_thread):
                     continue
                 return False
             elif t.kind == PUNCT:
                 if t.text in ("++", "--") or t.text in ASSIGN_OPS:
-                    target = toks[j + 1] if t.text in ("++", "--") and toks[j - 1].kind != IDENT else toks[j - 1]
+                    target = (
+                        toks[j + 1] if t.text in ("++", "--") and toks[j - 1].kind != IDENT else toks[j - 1]
+                    )
                     if target.text not in assignable:
                         return False
                     continue
@@ -293,8 +299,7 @@ class Splitter:
 
     def _scalar_with_value(self, decl: Declaration) -> bool:
         return all(
-            d.init_kind == "=" and not d.is_array and not d.is_reference
-            and self.toks[d.init[0]].text != "{"
+            d.init_kind == "=" and not d.is_array and not d.is_reference and self.toks[d.init[0]].text != "{"
             for d in decl.declarators
             if d.init is not None
         ) and all(d.init is not None for d in decl.declarators)
@@ -362,9 +367,12 @@ class Splitter:
             return
         subs = dict(subs or {})
         lo, hi = region[0].start, region[-1].end + 1
-        # Declarations: storage for those still read after the region, remat
-        # for those cheap to recompute.
-        new_vars: list[Var] = []
+        prologue = self._prologue()
+        # The region's declarations, in order (a later one may read an earlier
+        # one): remat if cheap to recompute, storage if still read after the
+        # region, else plain locals of the region.
+        declared: dict[str, Var] = {}
+        self.scopes.append(declared)
         for stmt in region:
             if stmt.kind != "simple":
                 continue
@@ -372,16 +380,14 @@ class Splitter:
             if decl is None or decl.keywords & {"static", "constexpr", "extern", "__hk_shared"}:
                 continue
             names = [self.toks[d.name_index].text for d in decl.declarators]
-            if not any(self._used_in(n, hi, scope_end) for n in names):
-                continue
             if self._rematerializable(decl, stmt):
                 text = self.emit_slice(stmt.start, stmt.end + 1, {})
-                new_vars.extend(Var(n, "remat", text=text) for n in names)
-            else:
-                new_vars.extend(self._storage(decl, stmt, subs))
+                declared.update((n, Var(n, "remat", text=text)) for n in names)
+            elif any(self._used_in(n, hi, scope_end) for n in names):
+                declared.update((v.name, v) for v in self._storage(decl, stmt, subs))
+        self.scopes.pop()
         jumps = self._jumps(region, subs, ctx)
         body = self.emit_slice(lo, hi, subs)
-        prologue = self._prologue()
         if jumps:
             code = (
                 f"const int __hk_s = [&]() -> int {{ {prologue}\n{body}\nreturn 0; }}();"
@@ -390,8 +396,7 @@ class Splitter:
         else:
             code = f"{{ {prologue}\n{{ {body}\n}} }}"
         self.out.append(self._thread_loop(ctx, code))
-        for var in new_vars:
-            self.scopes[-1][var.name] = var
+        self.scopes[-1].update(declared)
 
     def _used_in(self, name: str, lo: int, hi: int) -> bool:
         return any(t.text == name and t.kind == IDENT for t in self.toks[lo:hi])
@@ -424,14 +429,15 @@ class Splitter:
             if is_auto:
                 if d.is_reference or d.init is None or d.is_array:
                     raise Unsupported(f"auto declaration of {name} lives across a barrier")
+                if _has_lambda(toks, *d.init):
+                    # Its captures may refer to locals of one region only.
+                    raise Unsupported(f"lambda {name} lives across a barrier")
                 expr = self._text(d.init[0], d.init[1], subs)
                 self.out.append(
                     f"auto {tname}_f = [&](int __t, const hk_index3 threadIdx) "
                     f"{{ (void)__t; (void)threadIdx; {self._prologue()}\nreturn ({expr}); }};"
                 )
-                self.out.append(
-                    f"using {tname} = std::decay_t<decltype({tname}_f(0, hk_index3{{}}))>;"
-                )
+                self.out.append(f"using {tname} = std::decay_t<decltype({tname}_f(0, hk_index3{{}}))>;")
             else:
                 declarator = " ".join(
                     tname if k == d.name_index else toks[k].text
@@ -535,9 +541,7 @@ class Splitter:
                 operands.append(var.storage)  # read the variable's own per-thread array
             elif self._is_uniform(lo, hi, allow_thread=False):
                 operand = f"{k}_a{i}"
-                self.out.append(
-                    f"const ::__hk::same<std::decay_t<decltype({expr})>> {operand}{{{expr}}};"
-                )
+                self.out.append(f"const ::__hk::same<std::decay_t<decltype({expr})>> {operand}{{{expr}}};")
                 operands.append(operand)
             else:
                 fn, operand = f"{k}_f{i}", f"{k}_a{i}"
@@ -555,9 +559,7 @@ class Splitter:
             self.out.append(self._thread_loop(ctx, " ".join(fills)))
         result = f"{k}_r"
         sample = ", ".join(f"{a}[0]" for a in operands)
-        self.out.append(
-            f"auto* const {result} = ::__hk::per_thread<decltype({name}({sample}))>(__hk_b);"
-        )
+        self.out.append(f"auto* const {result} = ::__hk::per_thread<decltype({name}({sample}))>(__hk_b);")
         used = "".join(f", {a}" for a in operands[first:])
         active = f"{ctx.mask or 'nullptr'}, {'__hk_x' if self.uses_exits else 'nullptr'}"
         self.out.append(f"::__hk::split_{helper}(__hk_b, {active}, {result}{used});")
@@ -585,7 +587,9 @@ class Splitter:
         self.out.append(f"unsigned char* const {no} = ::__hk::zeroed_mask(__hk_b);")
         cond = self.emit_slice(lo, hi, {})
         self.out.append(
-            self._thread_loop(ctx, f"{{ {self._prologue()}\nif ({cond}) {yes}[__t] = 1; else {no}[__t] = 1; }}")
+            self._thread_loop(
+                ctx, f"{{ {self._prologue()}\nif ({cond}) {yes}[__t] = 1; else {no}[__t] = 1; }}"
+            )
         )
         self._branch(then, Ctx(yes, ctx.loop_exits), scope_end)
         if other is not None:
@@ -646,7 +650,9 @@ class Splitter:
         elif inc:
             last = inc[1] - 1
             self._flush(
-                [Stmt("simple", inc[0], last)], Ctx(loop_mask, False), stmt.end,
+                [Stmt("simple", inc[0], last)],
+                Ctx(loop_mask, False),
+                stmt.end,
                 {last: (last, toks[last].text + ";")},
             )
         self.out.append(f"}} while ({cond_text});" if uniform and stmt.kind == "do" else "}")
@@ -676,8 +682,9 @@ class Splitter:
                 return False
             if inc and not self._is_uniform(inc[0], inc[1], allow_thread=False, assignable=loop_vars):
                 return False
-            header_vars = {t.text for part in (cond, inc) if part for t in toks[part[0] : part[1]]
-                           if t.kind == IDENT}
+            header_vars = {
+                t.text for part in (cond, inc) if part for t in toks[part[0] : part[1]] if t.kind == IDENT
+            }
             return not any(modified(toks, name, body.start, body.end + 1, False) for name in header_vars)
         finally:
             for name in loop_vars:
@@ -716,6 +723,7 @@ def modified(toks: list[Token], name: str, lo: int, hi: int, is_array: bool) -> 
 
 def _jumps_of_loop(body: Stmt):
     """break/continue statements that belong to the loop whose body is ``body``."""
+
     def visit(stmt: Stmt):
         if stmt.kind in ("break", "continue"):
             yield stmt
@@ -727,7 +735,18 @@ def _jumps_of_loop(body: Stmt):
                 yield from (s for s in visit(child) if s.kind == "continue")
             else:
                 yield from visit(child)
+
     yield from visit(body)
+
+
+def _has_lambda(toks: list[Token], lo: int, hi: int) -> bool:
+    """Whether toks[lo:hi] contains a lambda expression ([captures](...) {...})."""
+    for j in range(lo, hi):
+        if toks[j].text == "[" and (j == lo or toks[j - 1].text in ("=", "(", ",", "{", "return")):
+            close = match_close(toks, j)
+            if close + 1 < hi and toks[close + 1].text in ("(", "{", "mutable"):
+                return True
+    return False
 
 
 def _unary_context(prev: Token) -> bool:
@@ -750,9 +769,7 @@ def shared_declaration(gen, lo: int, hi: int) -> str:
     decl = parse_declaration(toks, lo, hi)
     if decl is None:
         raise ParseError(f"cannot parse __shared__ declaration at line {toks[lo].line}")
-    notes = " ".join(
-        f"__hk_b.note_shared(sizeof({toks[d.name_index].text}));" for d in decl.declarators
-    )
+    notes = " ".join(f"__hk_b.note_shared(sizeof({toks[d.name_index].text}));" for d in decl.declarators)
     return f"{text} {notes}"
 
 

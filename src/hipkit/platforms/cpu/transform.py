@@ -22,6 +22,7 @@ runtime reads (kernels, their parameters and execution mode, device globals).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,12 +31,12 @@ from .cxxparse import (
     Function,
     ParseError,
     find_top,
+    local_declarations,
     match_close,
     parse_compound,
     parse_declaration,
     scan_top_level,
     split_top,
-    walk,
 )
 from .split import (
     SYNC_NAMES,
@@ -65,6 +66,7 @@ class Kernel:
     mode: str  # loop | split | fiber
     template: bool
     reason: str = ""  # why the kernel runs on fibers
+    source: tuple[str, int, int] = ("", 0, 0)  # file, first and last line
 
 
 @dataclass
@@ -147,7 +149,9 @@ class _Unit:
         return "".join(out)
 
 
-def transform(text: str, name_expressions: list[str] | tuple[str, ...] = (), force_fiber: str = "") -> Result:
+def transform(
+    text: str, name_expressions: list[str] | tuple[str, ...] = (), fiber: dict[str, str] | None = None
+) -> Result:
     """Transform a preprocessed HIP translation unit for the CPU.
 
     Parameters
@@ -156,9 +160,9 @@ def transform(text: str, name_expressions: list[str] | tuple[str, ...] = (), for
         Output of the preprocessor, line markers included.
     name_expressions
         Template kernel instantiations to export, as in hiprtcAddNameExpression.
-    force_fiber
-        If not empty, run every kernel with barriers on fibers (no
-        splitting); the text says why.
+    fiber
+        Kernels to run on fibers rather than split, by qualified name (the
+        key "" means every kernel), each with the reason.
     """
     unit = _Unit(text)
     toks = unit.toks
@@ -179,9 +183,11 @@ def transform(text: str, name_expressions: list[str] | tuple[str, ...] = (), for
     edits: list[tuple[int, int, str]] = []
     result = Result("")
     for fn in kernels:
-        code, kernel = _kernel(unit, fn, sync_functions, needs_tls, device_globals, force_fiber)
-        assert fn.body_close is not None
-        edits.append((toks[fn.decl_start].start, toks[fn.body_close].start + 1, code))
+        code, kernel = _kernel(unit, fn, sync_functions, needs_tls, device_globals, fiber or {})
+        close = fn.body[1]
+        # The generated code has lines of its own: say where the user's text goes on.
+        resume = f'\n# {toks[close].line} "{unit.files[close]}"\n' + " " * toks[close].col
+        edits.append((toks[fn.decl_start].start, toks[close].start + 1, code + resume))
         result.kernels.append(kernel)
     # Everything outside kernels: the default rewrites, token by token.
     covered = [(k.decl_start, k.body[1]) for k in kernels]
@@ -340,7 +346,7 @@ def _param_modes(toks: list[Token], fn: Function) -> dict[str, str]:
 # ---------------------------------------------------------------- kernels
 
 
-def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals, force_fiber):
+def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals, fiber: dict[str, str]):
     toks = unit.toks
     assert fn.body_open is not None and fn.body_close is not None
     name = "::".join([*filter(None, fn.namespace), fn.name])
@@ -348,7 +354,9 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
     prologue = [
         "{ ::__hk::specialize([&](auto __hk_small, const hk_index3 blockIdx, const hk_index3 blockDim,"
         " const hk_index3 gridDim) {",
-        "if constexpr (decltype(__hk_small)::value) { if (blockIdx.x >= (1u << 21)) __builtin_unreachable(); }",
+        "if constexpr (decltype(__hk_small)::value) {",
+        "  if (blockIdx.x >= (1u << 21)) __builtin_unreachable();",
+        "}",
         "::__hk::assume_launch_limits(blockIdx, blockDim, gridDim);",
         "[[maybe_unused]] const ::__hk::block __hk_b;",
     ]
@@ -362,8 +370,8 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
     reason = ""
     if called & sync_functions:
         reason = "calls " + ", ".join(sorted(called & sync_functions)) + ", which synchronize"
-    elif force_fiber and uses_sync:
-        reason = force_fiber
+    elif uses_sync and (name in fiber or "" in fiber):
+        reason = fiber.get(name) or fiber[""]
     try:
         body = parse_compound(toks, fn.body_open)
     except ParseError as exc:
@@ -373,8 +381,10 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
     unit.default_subs.update(_identity_rewrites(toks, fn, name))
     if body is not None:
         unit.default_subs.update(_local_atomics(toks, fn, body))
-    splitter = Splitter(toks, unit.emit, unit.default_subs, params, device_globals, needs_tls,
-                        fn.body_close)
+    local_names = frozenset(name for name, _ in local_declarations(toks, body)) if body else frozenset()
+    splitter = Splitter(
+        toks, unit.emit, unit.default_subs, params, device_globals, local_names, needs_tls, fn.body_close
+    )
     if body is not None and not reason and uses_sync:
         try:
             generated = splitter.run(body)
@@ -382,7 +392,7 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
             reason = str(exc)
         else:
             code = "\n".join([header, *prologue, generated, "}); }"])
-            return code, Kernel(name, "split", fn.template is not None)
+            return code, Kernel(name, "split", fn.template is not None, source=_lines(unit, fn))
     mode = "fiber" if (uses_sync or reason) else "loop"
     lifted, shared_names, rest_subs = _lift(splitter, body) if body is not None else ([], [], {})
     captures = ", ".join(["=", *(f"&{s}" for s in shared_names)])
@@ -397,15 +407,30 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
             "::__hk::run_fibers(__hk_thread);"
         )
     code = "\n".join([header, *prologue, *lifted, run, "}); }"])
-    return code, Kernel(name, mode, fn.template is not None, reason)
+    return code, Kernel(name, mode, fn.template is not None, reason, _lines(unit, fn))
 
 
 ATOMICS = frozenset(
     f"{name}{scope}"
-    for name in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
-                 "atomicDec", "atomicAnd", "atomicOr", "atomicXor", "atomicCAS", "safeAtomicAdd",
-                 "unsafeAtomicAdd", "safeAtomicMin", "unsafeAtomicMin", "safeAtomicMax",
-                 "unsafeAtomicMax")
+    for name in (
+        "atomicAdd",
+        "atomicSub",
+        "atomicExch",
+        "atomicMin",
+        "atomicMax",
+        "atomicInc",
+        "atomicDec",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
+        "atomicCAS",
+        "safeAtomicAdd",
+        "unsafeAtomicAdd",
+        "safeAtomicMin",
+        "unsafeAtomicMin",
+        "safeAtomicMax",
+        "unsafeAtomicMax",
+    )
     for scope in ("", "_block", "_system")
 )
 
@@ -427,24 +452,12 @@ def _identity_rewrites(toks: list[Token], fn: Function, name: str) -> dict[int, 
 def _local_atomics(toks: list[Token], fn: Function, body) -> dict[int, tuple[int, str]]:
     """Atomics on the kernel's own __shared__ arrays: their pointer argument
     wrapped in ::__hk::local(), which selects exec.h's non-atomic versions."""
-    declared: dict[str, int] = {}
-    shared: set[str] = set()
-    for p in fn.params:
-        if p.name:
-            declared[p.name] = declared.get(p.name, 0) + 1
-    for stmt in walk(body):
-        ranges = [(stmt.start, stmt.end)] if stmt.kind == "simple" else []
-        if stmt.kind == "for" and stmt.init[1] > stmt.init[0]:
-            ranges.append(stmt.init)
-        for lo, hi in ranges:
-            decl = parse_declaration(toks, lo, hi)
-            if decl is None:
-                continue
-            for d in decl.declarators:
-                name = toks[d.name_index].text
-                declared[name] = declared.get(name, 0) + 1
-                if "__hk_shared" in decl.keywords:
-                    shared.add(name)
+    declared = Counter(p.name for p in fn.params if p.name)
+    shared = set()
+    for name, keywords in local_declarations(toks, body):
+        declared[name] += 1
+        if "__hk_shared" in keywords:
+            shared.add(name)
     private = {name for name in shared if declared[name] == 1}
     subs = {}
     for j in range(body.start, body.end):
@@ -458,6 +471,11 @@ def _local_atomics(toks: list[Token], fn: Function, body) -> dict[int, tuple[int
             text = " ".join(x.text for x in toks[lo:hi])
             subs[lo] = (hi - 1, f"::__hk::local({text})")
     return subs
+
+
+def _lines(unit: _Unit, fn: Function) -> tuple[str, int, int]:
+    close = fn.body[1]
+    return unit.files[close], unit.toks[fn.decl_start].line, unit.toks[close].line
 
 
 def _lift(splitter: Splitter, body) -> tuple[list[str], list[str], dict[int, tuple[int, str]]]:
@@ -484,7 +502,9 @@ def _lift(splitter: Splitter, body) -> tuple[list[str], list[str], dict[int, tup
             decl is not None
             and "const" in decl.keywords
             and all(
-                d.init_kind == "=" and d.init is not None and not d.is_array
+                d.init_kind == "="
+                and d.init is not None
+                and not d.is_array
                 and splitter._is_uniform(d.init[0], d.init[1], allow_thread=False)
                 for d in decl.declarators
             )
@@ -503,22 +523,32 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
     toks = unit.toks
     entries: list[tuple[str, str, str]] = []  # (lookup name, C++ expression, mode)
     by_name: dict[str, Kernel] = {}
-    for kernel, fn in zip(kernels, functions):
+    overloaded = {k.name for k in kernels if sum(j.name == k.name for j in kernels) > 1}
+    for kernel, fn in zip(kernels, functions, strict=True):
         by_name.setdefault(fn.name, kernel)
-        if not kernel.template:
-            entries.append((kernel.name, "::" + kernel.name, kernel.mode))
+        if kernel.template:
+            continue
+        if kernel.name in overloaded:
+            # Overloads are told apart by their parameter types (and found by
+            # their mangled names, as in HIP).
+            types = ", ".join(_param_type(toks, p) for p in fn.params)
+            entries.append(
+                (f"{kernel.name}({types})", f"static_cast<void (*)({types})>(&::{kernel.name})", kernel.mode)
+            )
+        else:
+            entries.append((kernel.name, "&::" + kernel.name, kernel.mode))
     for expr in name_expressions:
         base = expr.split("<", 1)[0].strip()
         short = base.split("::")[-1].strip()
         named = by_name.get(short)
         if named is None:
             raise TransformError(f"name expression {expr!r} does not name a __global__ function")
-        entries.append((expr, expr, named.mode))
+        entries.append((expr, "&" + expr, named.mode))
     lines = ["", "namespace {"]
     registered = []
     for i, (lookup, cxx, mode) in enumerate(entries):
         lines.append(
-            f"const hk_kernel_desc __hk_kernel_{i} = ::__hk::kernel_entry<&{cxx}>::describe("
+            f"const hk_kernel_desc __hk_kernel_{i} = ::__hk::kernel_entry<{cxx}>::describe("
             f"{_c_string(lookup)}, {MODES[mode]});"
         )
         registered.append((lookup, mode))
@@ -530,9 +560,7 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
             continue
         for i in v.names:
             qualified = "::".join([*filter(None, v.namespace), toks[i].text])
-            globals_.append(
-                f"{{{_c_string(qualified)}, (void*)&::{qualified}, sizeof(::{qualified})}}"
-            )
+            globals_.append(f"{{{_c_string(qualified)}, (void*)&::{qualified}, sizeof(::{qualified})}}")
     lines.append(
         "const hk_global_desc __hk_globals[] = {" + (", ".join(globals_) or "{nullptr, nullptr, 0}") + "};"
     )
@@ -546,6 +574,17 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
     )
     lines.append("  return &module;\n}\n")
     return "\n".join(lines), registered
+
+
+def _param_type(toks: list[Token], param) -> str:
+    """A parameter's type: its declaration without the name and default value."""
+    end = find_top(toks, param.start, param.end, "=")
+    end = param.end if end < 0 else end
+    return " ".join(
+        t.text
+        for t in toks[param.start : end]
+        if not (t.text == param.name and t.kind == IDENT) and not t.text.startswith("__hk_")
+    )
 
 
 def _c_string(value: str) -> str:

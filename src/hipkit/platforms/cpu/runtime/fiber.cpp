@@ -7,6 +7,13 @@
 // return never blocks the others.  If every live fiber waits and none can be
 // released (threads wait at different barriers), the block is deadlocked and
 // traps.
+//
+// Warp operations follow SIMT divergence: lanes meet by call site.  Once every
+// live lane of a warp is blocked (at a warp operation or at __syncthreads),
+// the lanes waiting at one site go on together, and they alone take part (as
+// the active lanes of a divergent branch).  Sites are source positions; the
+// earliest goes first, so the lanes inside a branch finish it before the
+// others, waiting after it, rejoin them.
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -38,16 +45,22 @@ struct Fiber {
   uint32_t warp = 0;  // tid / warp size
   uint32_t lane = 0;  // tid % warp size
   Wait wait = Wait::None;
+  uint32_t round = 0;  // the warp buffer holding this lane's last warp operation
 };
 
-// Warp operations: each round, the live lanes deposit a value and a
-// predicate; the last to arrive publishes who took part.  Rounds alternate
-// between two buffers, so a lane that goes on to the next round cannot
-// overwrite a deposit that a slower lane has yet to read.
+// Warp operations: lanes deposit a value and a predicate with their call
+// site; a release publishes one site's group (its lanes, their values and
+// predicates) into a buffer the group's lanes read when they resume.  A
+// further release needs every live lane blocked again, so the group has read
+// it by then; two buffers alternate all the same, for clarity of ownership.
 struct WarpState {
-  uint64_t live = 0;     // lanes not finished
-  uint64_t arrived = 0;  // lanes waiting in this round
-  uint32_t phase = 0;    // the buffer of this round
+  uint64_t live = 0;        // lanes not finished
+  uint64_t arrived = 0;     // lanes waiting at a warp operation
+  uint64_t at_barrier = 0;  // lanes waiting at __syncthreads
+  uint64_t pending_predicates = 0;
+  uint32_t phase = 0;       // the buffer of the next release
+  uint64_t site[64];
+  uint64_t pending[64];
   uint64_t participants[2] = {0, 0};
   uint64_t predicates[2] = {0, 0};
   uint64_t values[2][64];
@@ -157,9 +170,8 @@ void prepare(FiberPool* pool, Worker* w, uint32_t n) {
     WarpState& warp = pool->warps[i];
     uint32_t lanes = std::min(ws, n - i * ws);
     warp.live = lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << lanes) - 1;
-    warp.arrived = 0;
+    warp.arrived = warp.at_barrier = warp.pending_predicates = 0;
     warp.phase = 0;
-    warp.predicates[0] = warp.predicates[1] = 0;
   }
 }
 
@@ -197,6 +209,7 @@ void release_barrier(FiberPool* pool) {
   pool->reduce_count = 0, pool->reduce_and = 1, pool->reduce_or = 0;
   pool->arrived = 0;
   pool->barrier_phase ^= 1;
+  for (WarpState& warp : pool->warps) warp.at_barrier = 0;
   for (uint32_t i = 0; i < pool->waiting; ++i) {
     pool->fibers[pool->waiters[i]].wait = Wait::None;
     pool->push(pool->waiters[i]);
@@ -204,20 +217,34 @@ void release_barrier(FiberPool* pool) {
   pool->waiting = 0;
 }
 
+// If every live lane of the warp is blocked, lets the lanes at the lowest
+// waiting site go on with the results of their operation.
 void release_warp(FiberPool* pool, uint32_t warp_index) {
   WarpState& warp = pool->warps[warp_index];
-  warp.participants[warp.phase] = warp.arrived;
-  Fiber* lanes = &pool->fibers[warp_index * pool->warp_size];
+  if (warp.arrived == 0 || (warp.arrived | warp.at_barrier) != warp.live) return;
+  uint64_t first = ~uint64_t(0);
+  for (uint64_t bits = warp.arrived; bits != 0; bits &= bits - 1)
+    first = std::min(first, warp.site[__builtin_ctzll(bits)]);
+  uint64_t group = 0;
   for (uint64_t bits = warp.arrived; bits != 0; bits &= bits - 1) {
-    Fiber& fiber = lanes[__builtin_ctzll(bits)];
-    if (fiber.wait == Wait::Warp) {  // not the releasing fiber itself
-      fiber.wait = Wait::None;
-      pool->push(fiber.tid);
-    }
+    int lane = __builtin_ctzll(bits);
+    if (warp.site[lane] == first) group |= uint64_t(1) << lane;
   }
-  warp.arrived = 0;
+  const uint32_t phase = warp.phase;
+  warp.participants[phase] = group;
+  warp.predicates[phase] = warp.pending_predicates & group;
+  Fiber* lanes = &pool->fibers[warp_index * pool->warp_size];
+  for (uint64_t bits = group; bits != 0; bits &= bits - 1) {
+    int lane = __builtin_ctzll(bits);
+    warp.values[phase][lane] = warp.pending[lane];
+    Fiber& fiber = lanes[lane];
+    fiber.round = phase;
+    fiber.wait = Wait::None;
+    if (&fiber != pool->current) pool->push(fiber.tid);  // the caller just goes on
+  }
+  warp.arrived &= ~group;
+  warp.pending_predicates &= ~group;
   warp.phase ^= 1;
-  warp.predicates[warp.phase] = 0;  // every lane has read this buffer's last round
 }
 
 void fiber_entry(void* arg) {
@@ -226,9 +253,8 @@ void fiber_entry(void* arg) {
   pool->fn(pool->closure, self->tid);
   // Finished: the thread no longer holds back its block or its warp.
   --pool->live;
-  WarpState& warp = pool->warps[self->warp];
-  warp.live &= ~(uint64_t(1) << self->lane);
-  if (warp.arrived != 0 && warp.arrived == warp.live) release_warp(pool, self->warp);
+  pool->warps[self->warp].live &= ~(uint64_t(1) << self->lane);
+  release_warp(pool, self->warp);
   if (pool->arrived != 0 && pool->arrived == pool->live) release_barrier(pool);
   Fiber* next = pool->pop();
   if (next != nullptr) resume(pool, &self->sp, next);
@@ -262,28 +288,27 @@ int barrier(int predicate, int op) {
     Fiber* self = pool->current;
     self->wait = Wait::Barrier;
     pool->waiters[pool->waiting++] = self->tid;
+    pool->warps[self->warp].at_barrier |= uint64_t(1) << self->lane;
+    release_warp(pool, self->warp);  // its other lanes may wait at a warp operation
     wait_here(pool);
   }
   return pool->reduce_result[phase][op];
 }
 
-// A warp rendezvous: deposits (value, predicate), waits for the warp's other
-// live lanes and returns the round's buffer.
-uint32_t warp_exchange(FiberPool* pool, uint64_t value, int predicate) {
+// A warp rendezvous at call site `site`: deposits (value, predicate), waits
+// until this lane's group is released and returns the buffer holding it.
+uint32_t warp_exchange(FiberPool* pool, uint64_t value, int predicate, uint64_t site) {
   Fiber* self = pool->current;
   WarpState& warp = pool->warps[self->warp];
   const uint64_t bit = uint64_t(1) << self->lane;
-  uint32_t phase = warp.phase;
-  warp.values[phase][self->lane] = value;
-  if (predicate != 0) warp.predicates[phase] |= bit;
+  warp.pending[self->lane] = value;
+  warp.site[self->lane] = site;
+  if (predicate != 0) warp.pending_predicates |= bit;
   warp.arrived |= bit;
-  if (warp.arrived == warp.live) {
-    release_warp(pool, self->warp);
-  } else {
-    self->wait = Wait::Warp;
-    wait_here(pool);
-  }
-  return phase;
+  self->wait = Wait::Warp;
+  release_warp(pool, self->warp);
+  if (self->wait == Wait::Warp) wait_here(pool);
+  return self->round;
 }
 
 }  // namespace
@@ -329,27 +354,27 @@ int __hk_fiber_barrier_reduce(int predicate, int op) {
 
 void __hk_fiber_barrier(void) { barrier(0, 0); }
 
-uint64_t __hk_fiber_shfl(uint64_t value, int src_lane) {
+uint64_t __hk_fiber_shfl(uint64_t value, int src_lane, uint64_t site) {
   FiberPool* pool = current_pool("__shfl");
-  uint32_t phase = warp_exchange(pool, value, 0);
+  uint32_t phase = warp_exchange(pool, value, 0, site);
   const uint32_t src = uint32_t(src_lane) & (pool->warp_size - 1);
   const WarpState& warp = pool->warps[pool->current->warp];
   return (warp.participants[phase] >> src & 1) != 0 ? warp.values[phase][src] : value;
 }
 
-uint64_t __hk_fiber_ballot(int predicate) {
+uint64_t __hk_fiber_ballot(int predicate, uint64_t site) {
   FiberPool* pool = current_pool("__ballot");
-  uint32_t phase = warp_exchange(pool, 0, predicate);
+  uint32_t phase = warp_exchange(pool, 0, predicate, site);
   const WarpState& warp = pool->warps[pool->current->warp];
   return warp.predicates[phase] & warp.participants[phase];
 }
 
-uint64_t __hk_fiber_activemask(void) {
+uint64_t __hk_fiber_activemask(uint64_t site) {
   FiberPool* pool = current_pool("__activemask");
-  uint32_t phase = warp_exchange(pool, 0, 0);
+  uint32_t phase = warp_exchange(pool, 0, 0, site);
   return pool->warps[pool->current->warp].participants[phase];
 }
 
-void __hk_fiber_syncwarp(void) { warp_exchange(current_pool("__syncwarp"), 0, 0); }
+void __hk_fiber_syncwarp(uint64_t site) { warp_exchange(current_pool("__syncwarp"), 0, 0, site); }
 
 }  // extern "C"

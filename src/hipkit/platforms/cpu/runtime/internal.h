@@ -153,6 +153,9 @@ struct Op {
   const void* src = nullptr;
   size_t bytes = 0;
   uint32_t value = 0, elem_size = 1;
+  // An asynchronous copy from pageable host memory copies from here: the
+  // source was staged when the copy was queued, so the caller may reuse it.
+  std::unique_ptr<unsigned char[]> staging;
 };
 
 inline void op_ref(Op* op) { op->refs.fetch_add(1, std::memory_order_relaxed); }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <new>
 
 #include "internal.h"
 
@@ -167,6 +168,26 @@ int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind, hkrt_stream*
   op->dst = dst;
   op->src = src;
   op->bytes = bytes;
+  // As HIP and CUDA do with pageable host memory (not from hkrt_malloc or
+  // hkrt_host_malloc): an asynchronous copy from it reads it before
+  // returning, and one into it completes before returning.
+  if (async && hkrt_pointer_kind(dst) == 0) {
+    async = 0;
+  } else if (async && hkrt_pointer_kind(src) == 0) {
+    op->staging.reset(new (std::nothrow) unsigned char[bytes]);
+    if (op->staging == nullptr) {
+      op_unref(op);
+      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot stage %zu bytes of pageable memory", bytes);
+    }
+    ExecContext ctx;
+    ctx.what = "memcpy";
+    unsigned char* staging = op->staging.get();
+    if (int code = run_guarded(ctx, [=] { memcpy(staging, src, bytes); })) {
+      op_unref(op);
+      return fail(code, "%s", ctx.detail);
+    }
+    op->src = staging;
+  }
   return submit(op, stream, async);
 }
 

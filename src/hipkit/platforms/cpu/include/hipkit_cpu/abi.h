@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HK_ABI_VERSION 1
+#define HK_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,12 +108,15 @@ void* __hk_scratch_alloc_slow(size_t bytes, size_t align);
 void __hk_run_fibers(void (*fn)(void* closure, unsigned int tid), void* closure);
 void __hk_fiber_barrier(void);
 int __hk_fiber_barrier_reduce(int predicate, int op);  // op: 0 count, 1 and, 2 or
-// Exchanges `value` within the warp; returns the value of lane `src_lane`
-// (0 <= src_lane < warp size), or `value` itself if that lane has exited.
-uint64_t __hk_fiber_shfl(uint64_t value, int src_lane);
-uint64_t __hk_fiber_ballot(int predicate);   // over the warp's live lanes
-uint64_t __hk_fiber_activemask(void);
-void __hk_fiber_syncwarp(void);
+// Warp operations.  `site` identifies the call in the source (its line):
+// lanes of a warp meet by site, as the active lanes of a divergent branch do
+// on a GPU, and only the lanes that met take part.
+// __hk_fiber_shfl returns the value of lane `src_lane` (0 <= src_lane < warp
+// size), or `value` itself if that lane does not take part.
+uint64_t __hk_fiber_shfl(uint64_t value, int src_lane, uint64_t site);
+uint64_t __hk_fiber_ballot(int predicate, uint64_t site);  // over the lanes taking part
+uint64_t __hk_fiber_activemask(uint64_t site);
+void __hk_fiber_syncwarp(uint64_t site);
 
 // Abort the running kernel with a hipError_t code (hipErrorAssert,
 // hipErrorLaunchFailure, ...) and a message.  Does not return.

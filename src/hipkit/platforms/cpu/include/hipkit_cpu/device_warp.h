@@ -67,9 +67,16 @@ __HK_INLINE T from_bits(uint64_t bits) {
 }
 
 template <class T>
-__HK_INLINE T shfl(T v, int src_lane) {
-  return from_bits<T>(__hk_fiber_shfl(to_bits(v), src_lane & (warpSize - 1)));
+__HK_INLINE T shfl(T v, int src_lane, uint64_t site) {
+  return from_bits<T>(__hk_fiber_shfl(to_bits(v), src_lane & (warpSize - 1), site));
 }
+
+// Where a warp operation is called, as a defaulted last argument: evaluated at
+// the call (as std::source_location::current()), so lanes meet by source line.
+struct site {
+  uint64_t id;
+  static constexpr site here(unsigned line = __builtin_LINE()) { return site{line}; }
+};
 
 }  // namespace __hk
 
@@ -78,32 +85,37 @@ __HK_INLINE T shfl(T v, int src_lane) {
 // shuffle itself ignores it.
 
 #define __HK_SHFL(T)                                                                    \
-  __HK_FN T __shfl(T var, int src_lane, int width = warpSize) {                     \
-    return __hk::shfl(var, __hk::shfl_src_lane(int(__lane_id()), src_lane, width));     \
-  }                                                                                     \
-  __HK_FN T __shfl_up(T var, unsigned int delta, int width = warpSize) {            \
-    return __hk::shfl(var, __hk::shfl_up_src_lane(int(__lane_id()), delta, width));     \
-  }                                                                                     \
-  __HK_FN T __shfl_down(T var, unsigned int delta, int width = warpSize) {          \
-    return __hk::shfl(var, __hk::shfl_down_src_lane(int(__lane_id()), delta, width));   \
-  }                                                                                     \
-  __HK_FN T __shfl_xor(T var, int lane_mask, int width = warpSize) {                \
-    return __hk::shfl(var, __hk::shfl_xor_src_lane(int(__lane_id()), lane_mask, width)); \
-  }                                                                                     \
-  __HK_FN T __shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) { \
-    return __shfl(var, src_lane, width);                                                \
-  }                                                                                     \
-  __HK_FN T __shfl_up_sync(unsigned long long, T var, unsigned int delta,           \
-                               int width = warpSize) {                                  \
-    return __shfl_up(var, delta, width);                                                \
-  }                                                                                     \
-  __HK_FN T __shfl_down_sync(unsigned long long, T var, unsigned int delta,         \
-                                 int width = warpSize) {                                \
-    return __shfl_down(var, delta, width);                                              \
-  }                                                                                     \
-  __HK_FN T __shfl_xor_sync(unsigned long long, T var, int lane_mask,               \
-                                int width = warpSize) {                                 \
-    return __shfl_xor(var, lane_mask, width);                                           \
+  __HK_FN T __shfl(T var, int src_lane, int width = warpSize,                           \
+                    __hk::site at = __hk::site::here()) {                                   \
+    return __hk::shfl(var, __hk::shfl_src_lane(int(__lane_id()), src_lane, width), at.id);  \
+  }                                                                                         \
+  __HK_FN T __shfl_up(T var, unsigned int delta, int width = warpSize,                     \
+                       __hk::site at = __hk::site::here()) {                                \
+    return __hk::shfl(var, __hk::shfl_up_src_lane(int(__lane_id()), delta, width), at.id);  \
+  }                                                                                         \
+  __HK_FN T __shfl_down(T var, unsigned int delta, int width = warpSize,                   \
+                         __hk::site at = __hk::site::here()) {                              \
+    return __hk::shfl(var, __hk::shfl_down_src_lane(int(__lane_id()), delta, width), at.id); \
+  }                                                                                         \
+  __HK_FN T __shfl_xor(T var, int lane_mask, int width = warpSize,                         \
+                        __hk::site at = __hk::site::here()) {                               \
+    return __hk::shfl(var, __hk::shfl_xor_src_lane(int(__lane_id()), lane_mask, width), at.id); \
+  }                                                                                         \
+  __HK_FN T __shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize,     \
+                         __hk::site at = __hk::site::here()) {                              \
+    return __shfl(var, src_lane, width, at);                                                \
+  }                                                                                         \
+  __HK_FN T __shfl_up_sync(unsigned long long, T var, unsigned int delta,                   \
+                            int width = warpSize, __hk::site at = __hk::site::here()) {     \
+    return __shfl_up(var, delta, width, at);                                                \
+  }                                                                                         \
+  __HK_FN T __shfl_down_sync(unsigned long long, T var, unsigned int delta,                 \
+                              int width = warpSize, __hk::site at = __hk::site::here()) {   \
+    return __shfl_down(var, delta, width, at);                                              \
+  }                                                                                         \
+  __HK_FN T __shfl_xor_sync(unsigned long long, T var, int lane_mask,                       \
+                             int width = warpSize, __hk::site at = __hk::site::here()) {    \
+    return __shfl_xor(var, lane_mask, width, at);                                           \
   }
 __HK_SHFL(int)
 __HK_SHFL(unsigned int)
@@ -120,32 +132,43 @@ __HK_SHFL(__half2)
 // ---- Votes and masks -------------------------------------------------------------
 // Masks are 64-bit (bit i is lane i), over the warp's live lanes.
 
-__HK_FN unsigned long long __ballot(int predicate) { return __hk_fiber_ballot(predicate != 0); }
-__HK_FN int __any(int predicate) { return __hk_fiber_ballot(predicate != 0) != 0; }
-__HK_FN int __all(int predicate) { return __hk_fiber_ballot(predicate == 0) == 0; }
-__HK_FN unsigned long long __activemask() { return __hk_fiber_activemask(); }
-
-__HK_FN unsigned long long __ballot_sync(unsigned long long mask, int predicate) {
-  return __ballot(predicate) & mask;
+__HK_FN unsigned long long __ballot(int predicate, __hk::site at = __hk::site::here()) {
+  return __hk_fiber_ballot(predicate != 0, at.id);
 }
-__HK_FN int __any_sync(unsigned long long mask, int predicate) {
-  return (__ballot(predicate) & mask) != 0;
+__HK_FN int __any(int predicate, __hk::site at = __hk::site::here()) {
+  return __hk_fiber_ballot(predicate != 0, at.id) != 0;
+}
+__HK_FN int __all(int predicate, __hk::site at = __hk::site::here()) {
+  return __hk_fiber_ballot(predicate == 0, at.id) == 0;
+}
+__HK_FN unsigned long long __activemask(__hk::site at = __hk::site::here()) {
+  return __hk_fiber_activemask(at.id);
+}
+
+__HK_FN unsigned long long __ballot_sync(unsigned long long mask, int predicate,
+                                         __hk::site at = __hk::site::here()) {
+  return __ballot(predicate, at) & mask;
+}
+__HK_FN int __any_sync(unsigned long long mask, int predicate, __hk::site at = __hk::site::here()) {
+  return (__ballot(predicate, at) & mask) != 0;
 }
 // True when no live lane of mask has a false predicate (CUDA's definition:
 // lanes of mask that have exited do not count).
-__HK_FN int __all_sync(unsigned long long mask, int predicate) {
-  return (__hk_fiber_ballot(predicate == 0) & mask) == 0;
+__HK_FN int __all_sync(unsigned long long mask, int predicate, __hk::site at = __hk::site::here()) {
+  return (__hk_fiber_ballot(predicate == 0, at.id) & mask) == 0;
 }
 
-__HK_FN void __syncwarp(unsigned long long = ~0ull) { __hk_fiber_syncwarp(); }
+__HK_FN void __syncwarp(unsigned long long = ~0ull, __hk::site at = __hk::site::here()) {
+  __hk_fiber_syncwarp(at.id);
+}
 
 // Live lanes below, above, and equal to the calling lane.
-__HK_FN unsigned long long __lanemask_lt() {
-  return __activemask() & ((1ull << __lane_id()) - 1);
+__HK_FN unsigned long long __lanemask_lt(__hk::site at = __hk::site::here()) {
+  return __activemask(at) & ((1ull << __lane_id()) - 1);
 }
-__HK_FN unsigned long long __lanemask_gt() {
+__HK_FN unsigned long long __lanemask_gt(__hk::site at = __hk::site::here()) {
   const unsigned lane = __lane_id();
-  return lane == 63 ? 0ull : __activemask() & (~0ull << (lane + 1));
+  return lane == 63 ? 0ull : __activemask(at) & (~0ull << (lane + 1));
 }
 __HK_FN unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
 

@@ -1,0 +1,7 @@
+"""python -m hipkit: the hipkit command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,7 @@
+"""python -m hipkit.cli: the hipkit command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
