@@ -44,6 +44,11 @@ extern "C" __global__ void in_switch(int* out, int mode) {
     }
 }
 
+extern "C" __global__ void grid_stride(const int* in, int* out, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = 3 * in[i] + i;
+}
+
 extern "C" __global__ void vote_in_condition(int* out) {
     int v = threadIdx.x;
     while (__any(v > 0)) { v -= 16; }
@@ -67,7 +72,8 @@ def test_execution_modes(cpu, monkeypatch):
     monkeypatch.setenv("HIPKIT_CPU_EXEC", "auto")
     mod = hipkit.compile(SOURCE, name="shapes.hip")
     assert execution(mod, "plain")["mode"] == "loop"
-    for name in ("top_barrier", "per_thread_loop"):
+    # A grid-stride loop runs with the block's threads in lockstep.
+    for name in ("top_barrier", "per_thread_loop", "grid_stride"):
         assert execution(mod, name)["mode"] == "split", execution(mod, name)
     calls = execution(mod, "in_device_function")
     assert calls["mode"] == "fiber" and "helper_barrier" in calls["reason"]
@@ -77,7 +83,7 @@ def test_execution_modes(cpu, monkeypatch):
 
 
 @pytest.mark.parametrize("executor", ["auto", "fiber"])
-def test_every_shape_computes_the_same(cpu, monkeypatch, executor):
+def test_every_shape_computes_the_same(cpu, monkeypatch, rng, executor):
     monkeypatch.setenv("HIPKIT_CPU_EXEC", executor)
     mod = hipkit.compile(SOURCE, name="shapes.hip")
     out = hipkit.zeros(128, np.int32)
@@ -103,6 +109,12 @@ def test_every_shape_computes_the_same(cpu, monkeypatch, executor):
 
     mod.get_function("in_switch")[1, 128](out, 1)
     assert np.array_equal(out.get(), 128 - t)
+
+    n = 1000
+    src = rng.integers(-1000, 1000, n, dtype=np.int32)
+    dst = hipkit.zeros(n, np.int32)
+    mod.get_function("grid_stride")[3, 64](hipkit.to_device(src), dst, n)
+    assert np.array_equal(dst.get(), 3 * src + np.arange(n))
 
     warp = cpu.warp_size
     mod.get_function("vote_in_condition")[1, 128](out)

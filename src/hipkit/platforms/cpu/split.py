@@ -143,7 +143,7 @@ class Splitter:
             if how == "modified":
                 self._declare_param_copy(name)
         if self.uses_exits:
-            self.out.append("unsigned char* const __hk_x = ::__hk::zeroed_mask(__hk_b);")
+            self.out.append("unsigned char* const __hk_x = ::__hk::zeroed_bytes(__hk_b);")
         self._compound(body.children, Ctx(None, False), body.end)
         return "\n".join(self.out)
 
@@ -252,6 +252,11 @@ class Splitter:
     def _compound(self, stmts: list[Stmt], ctx: Ctx, scope_end: int) -> None:
         region: list[Stmt] = []
         for stmt in stmts:
+            if self._is_strided_loop(stmt):
+                self._flush(region, ctx, scope_end)
+                region = []
+                self._lockstep_loop(stmt, ctx)
+                continue
             if not self._has_sync(stmt.start, stmt.end + 1):
                 if stmt.kind == "simple" and self._hoist_uniform(stmt):
                     continue
@@ -261,6 +266,38 @@ class Splitter:
             region = []
             self._sync_statement(stmt, ctx, scope_end)
         self._flush(region, ctx, scope_end)
+
+    def _is_strided_loop(self, stmt: Stmt) -> bool:
+        """A barrier-free ``for`` whose variable steps by a multiple of the block
+        size (a grid-stride loop): consecutive threads read consecutive
+        elements in each iteration, so it runs with the threads in lockstep."""
+        return is_strided_loop(self.toks, stmt) and self._is_uniform(
+            stmt.inc[0] + 2, stmt.inc[1], allow_thread=False
+        )
+
+    def _lockstep_loop(self, stmt: Stmt, ctx: Ctx) -> None:
+        """The iterations of a strided loop in waves over the threads (each
+        thread's condition, body and increment in one pass), as a GPU's
+        threads advance together."""
+        self.out.append("{ const ::__hk::scratch_mark __hk_mark(__hk_b);")
+        self.scopes.append({})
+        self._flush([Stmt("simple", stmt.init[0], stmt.init[1])], ctx, stmt.end)
+        wave = self._new("m")
+        parent = f"&{ctx.mask}" if ctx.mask else "nullptr"
+        exits = "__hk_x" if self.uses_exits else "nullptr"
+        self.out.append(f"::__hk::mask {wave} = ::__hk::active_mask(__hk_b, {parent}, {exits});")
+        cond = self.emit_slice(stmt.cond[0], stmt.cond[1], {})
+        body = stmt.children[0]
+        step = f"{self.emit_slice(stmt.inc[0], stmt.inc[1], {})};"
+        code = (
+            f"{{ {self._prologue()}\nif ({cond}) {{ {self.emit_slice(body.start, body.end + 1, {})}\n"
+            f"{step} __hk_more = true; }} else {wave}.clear(__t); }}"
+        )
+        self.out.append("for (bool __hk_more = true; __hk_more;) { __hk_more = false;")
+        self.out.append(self._thread_loop(Ctx(wave, False), code))
+        self.out.append("}")
+        self.scopes.pop()
+        self.out.append("}")
 
     def _hoist_uniform(self, stmt: Stmt) -> bool:
         """Emit a declaration outside the thread loops if every thread would
@@ -336,7 +373,7 @@ class Splitter:
         """A C++ condition: thread __t takes part in the current region."""
         parts = []
         if ctx.mask:
-            parts.append(f"{ctx.mask}[__t]")
+            parts.append(f"{ctx.mask}.on[__t]")
         if self.uses_exits:
             parts.append("!__hk_x[__t]")
         return " && ".join(parts)
@@ -345,7 +382,25 @@ class Splitter:
         active = self._active(ctx)
         skip = f"if (!({active})) continue; " if active else ""
         tls = "::threadIdx = threadIdx; " if self.set_tls else ""
+        if ctx.mask:  # only the mask's range of threads
+            m = ctx.mask
+            exits = "if (__hk_x[__t]) continue; " if self.uses_exits else ""
+            # A dense range of a 1-D block (a whole warp, say) runs as a plain
+            # loop the compiler can vectorize.
+            dense = (
+                f"if ({m}.dense_1d(__hk_b)) {{\n#pragma GCC ivdep\n"
+                f"for (int __t = {m}.lo; __t < {m}.hi; ++__t) {{ {exits}"
+                "const hk_index3 threadIdx = {static_cast<unsigned>(__t), 0, 0}; "
+                f"{tls}\n{body}\n}} }} else "
+            )
+            return (
+                f"{dense}for (int __t = {m}.lo; __t < {m}.hi; ++__t) {{ {skip}"
+                f"const hk_index3 threadIdx = __hk_b.tid(__t); {tls}\n{body}\n}}"
+            )
         return f"{THREAD_LOOP}{skip}{tls}\n{body}\n}}"
+
+    def _mask_pointer(self, ctx: Ctx) -> str:
+        return f"&{ctx.mask}" if ctx.mask else "nullptr"
 
     def _prologue(self) -> str:
         """Declarations that make the variables in scope visible to thread __t."""
@@ -459,9 +514,11 @@ class Splitter:
                 made.append(Var(name, "pointer", store))
             else:
                 self.out.append(f"auto* const {store} = ::__hk::per_thread<{tname}>(__hk_b);")
-                parts.append(
-                    f"::new (static_cast<void*>(&{store}[__t])) {tname}{init}; auto& {name} = {store}[__t];"
-                )
+                if init.startswith("(") or (d.init_kind == "=" and not init.startswith("{")):
+                    construct = f"::__hk::construct({store}[__t], {init[1:-1] if init.startswith('(') else init});"
+                else:
+                    construct = f"::new (static_cast<void*>(&{store}[__t])) {tname}{init};"
+                parts.append(f"{construct} auto& {name} = {store}[__t];")
                 made.append(Var(name, "storage", store))
         subs[stmt.start] = (stmt.end, " ".join(parts))
         return made
@@ -518,10 +575,40 @@ class Splitter:
             for d in decl.declarators[:1]
         ):
             raise Unsupported(f"warp operation in a declarator at line {toks[stmt.start].line}")
+        if decl is None and len(calls) == 1 and self._fused_shift(stmt, *calls[0], ctx):
+            return
         subs: dict[int, tuple[int, str]] = {}
         for name_index, close in calls:
             subs[name_index] = (close, self._extract(name_index, close, ctx))
         self._flush([stmt], ctx, scope_end, subs)
+
+    def _fused_shift(self, stmt: Stmt, name_index: int, close: int, ctx: Ctx) -> bool:
+        """``v += __shfl_down(v, d)`` and the like in one pass: when every thread
+        takes part, d is uniform and the value is a variable's own per-thread
+        array, lanes go in the order in which each reads its source before that
+        lane's statement updates it.  Returns False if the statement does not fit."""
+        toks = self.toks
+        name = toks[name_index].text
+        helper, first = SYNC_OPS[name]
+        args = split_top(toks, name_index + 2, close)[first:]
+        if helper not in ("shfl_down", "shfl_up") or len(args) != 2 or ctx.mask or self.uses_exits:
+            return False
+        (vlo, vhi), (dlo, dhi) = args
+        var = self._lookup(toks[vlo].text) if vhi == vlo + 1 else None
+        if var is None or var.kind != "storage" or not self._is_uniform(dlo, dhi, allow_thread=False):
+            return False
+        delta = f"::__hk::clamp_delta({self._text(dlo, dhi)})"
+        if helper == "shfl_up":
+            delta = f"-{delta}"
+        sample = f"{name}({', '.join(['0ull'] * first + [f'{var.storage}[0]', '0u'])})"
+        tls = "::threadIdx = threadIdx; " if self.set_tls else ""
+        body = self.emit_slice(stmt.start, stmt.end + 1, {name_index: (close, "__hk_r")})
+        self.out.append(
+            f"::__hk::split_shift_apply(__hk_b, {var.storage}, {delta}, "
+            f"[&](int __t, decltype({sample}) __hk_r) {{ const hk_index3 threadIdx = __hk_b.tid(__t); "
+            f"{tls}{self._prologue()}\n{{ {body}\n}} }});"
+        )
+        return True
 
     def _extract(self, name_index: int, close: int, ctx: Ctx) -> str:
         """Emit the argument region and the lane computation of one call;
@@ -561,7 +648,7 @@ class Splitter:
         sample = ", ".join(f"{a}[0]" for a in operands)
         self.out.append(f"auto* const {result} = ::__hk::per_thread<decltype({name}({sample}))>(__hk_b);")
         used = "".join(f", {a}" for a in operands[first:])
-        active = f"{ctx.mask or 'nullptr'}, {'__hk_x' if self.uses_exits else 'nullptr'}"
+        active = f"{self._mask_pointer(ctx)}, {'__hk_x' if self.uses_exits else 'nullptr'}"
         self.out.append(f"::__hk::split_{helper}(__hk_b, {active}, {result}{used});")
         return f"{result}[__t]"
 
@@ -583,14 +670,17 @@ class Splitter:
             return
         self.out.append("{ const ::__hk::scratch_mark __hk_mark(__hk_b);")
         yes, no = self._new("m"), self._new("m")
-        self.out.append(f"unsigned char* const {yes} = ::__hk::zeroed_mask(__hk_b);")
-        self.out.append(f"unsigned char* const {no} = ::__hk::zeroed_mask(__hk_b);")
+        self.out.append(f"::__hk::mask {yes} = ::__hk::empty_mask(__hk_b), {no} = {yes};")
+        self.out.append(f"{no}.on = ::__hk::zeroed_bytes(__hk_b);")
         cond = self.emit_slice(lo, hi, {})
         self.out.append(
             self._thread_loop(
-                ctx, f"{{ {self._prologue()}\nif ({cond}) {yes}[__t] = 1; else {no}[__t] = 1; }}"
+                ctx,
+                f"{{ {self._prologue()}\nconst bool __hk_c = ({cond}); "
+                f"{yes}.on[__t] = __hk_c; {no}.on[__t] = !__hk_c; }}",
             )
         )
+        self.out.append(f"{yes}.finish(__hk_b); {no}.finish(__hk_b);")
         self._branch(then, Ctx(yes, ctx.loop_exits), scope_end)
         if other is not None:
             self._branch(other, Ctx(no, ctx.loop_exits), scope_end)
@@ -624,10 +714,8 @@ class Splitter:
         loop_mask = self._new("m") if (has_jumps or not uniform) else None
         if loop_mask:
             exits = "__hk_x" if self.uses_exits else "nullptr"
-            self.out.append(
-                f"unsigned char* const {loop_mask} = "
-                f"::__hk::active_mask(__hk_b, {ctx.mask or 'nullptr'}, {exits});"
-            )
+            parent = f"&{ctx.mask}" if ctx.mask else "nullptr"
+            self.out.append(f"::__hk::mask {loop_mask} = ::__hk::active_mask(__hk_b, {parent}, {exits});")
         cond_text = self.emit_slice(cond[0], cond[1], {}) if cond else "true"
         if uniform:
             self.out.append("do {" if stmt.kind == "do" else f"while ({cond_text}) {{")
@@ -635,7 +723,7 @@ class Splitter:
             self.out.append("for (bool __hk_first = true;; __hk_first = false) {")
             if stmt.kind == "do":
                 self.out.append("if (!__hk_first) {")
-            test = f"{{ {self._prologue()}\nif ({cond_text}) __hk_any = true; else {loop_mask}[__t] = 0; }}"
+            test = f"{{ {self._prologue()}\nif ({cond_text}) __hk_any = true; else {loop_mask}.clear(__t); }}"
             self.out.append("bool __hk_any = false;")
             self.out.append(self._thread_loop(Ctx(loop_mask, False), test))
             self.out.append("if (!__hk_any) break;")
@@ -689,6 +777,27 @@ class Splitter:
         finally:
             for name in loop_vars:
                 scope.pop(name, None)
+
+
+def is_strided_loop(toks: list[Token], stmt: Stmt) -> bool:
+    """The shape of a grid-stride loop: ``for (init; cond; v += step)`` with
+    the block size in the step, no barrier inside, and no break, continue or
+    return leaving its body."""
+    if stmt.kind != "for" or stmt.init[1] <= stmt.init[0] or stmt.cond[1] <= stmt.cond[0]:
+        return False
+    lo, hi = stmt.inc
+    if hi - lo < 3 or toks[lo].kind != IDENT or toks[lo + 1].text != "+=":
+        return False
+    if not any(t.text in ("blockDim", "hipBlockDim_x") for t in toks[lo + 2 : hi]):
+        return False
+    body = stmt.children[0]
+    if any(
+        toks[j].kind == IDENT and toks[j].text in SYNC_NAMES for j in range(body.start, body.end + 1)
+    ):
+        return False
+    return not any(True for _ in _jumps_of_loop(body)) and not any(
+        s.kind in ("return", "goto") for s in walk(body)
+    )
 
 
 def modified(toks: list[Token], name: str, lo: int, hi: int, is_array: bool) -> bool:

@@ -37,9 +37,11 @@ from .cxxparse import (
     parse_declaration,
     scan_top_level,
     split_top,
+    walk,
 )
 from .split import (
     SYNC_NAMES,
+    is_strided_loop,
     THREAD_LOOP,
     Splitter,
     Unsupported,
@@ -352,7 +354,7 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
     name = "::".join([*filter(None, fn.namespace), fn.name])
     header = unit.emit(fn.decl_start, fn.body_open, {})
     prologue = [
-        "{ ::__hk::specialize([&](auto __hk_small, const hk_index3 blockIdx, const hk_index3 blockDim,"
+        "{ ::__hk::specialize([=](auto __hk_small, const hk_index3 blockIdx, const hk_index3 blockDim,"
         " const hk_index3 gridDim) {",
         "if constexpr (decltype(__hk_small)::value) {",
         "  if (blockIdx.x >= (1u << 21)) __builtin_unreachable();",
@@ -366,17 +368,19 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
         bound = " ".join(t.text for t in toks[first[0] : first[1]])
         prologue.append(f"__hk_b.note_launch_bounds({bound});")
     called = _calls(toks, fn.body_open, fn.body_close)
-    uses_sync = bool(called & SYNC_NAMES)
-    reason = ""
+    # Barriers or warp operations, in the kernel or in functions it calls.
+    uses_sync = bool(called & (SYNC_NAMES | sync_functions))
+    reason = ""  # why the kernel is not split
     if called & sync_functions:
         reason = "calls " + ", ".join(sorted(called & sync_functions)) + ", which synchronize"
-    elif uses_sync and (name in fiber or "" in fiber):
+    elif name in fiber or (uses_sync and "" in fiber):
         reason = fiber.get(name) or fiber[""]
     try:
         body = parse_compound(toks, fn.body_open)
     except ParseError as exc:
         body = None
         reason = reason or f"not parsed: {exc}"
+    strided = body is not None and any(is_strided_loop(toks, s) for s in walk(body))
     params = _param_modes(toks, fn)
     unit.default_subs.update(_identity_rewrites(toks, fn, name))
     if body is not None:
@@ -385,7 +389,7 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
     splitter = Splitter(
         toks, unit.emit, unit.default_subs, params, device_globals, local_names, needs_tls, fn.body_close
     )
-    if body is not None and not reason and uses_sync:
+    if body is not None and not reason and (uses_sync or strided):
         try:
             generated = splitter.run(body)
         except (Unsupported, ParseError) as exc:
@@ -393,7 +397,9 @@ def _kernel(unit: _Unit, fn: Function, sync_functions, needs_tls, device_globals
         else:
             code = "\n".join([header, *prologue, generated, "}); }"])
             return code, Kernel(name, "split", fn.template is not None, source=_lines(unit, fn))
-    mode = "fiber" if (uses_sync or reason) else "loop"
+    mode = "fiber" if uses_sync else "loop"
+    if mode == "loop":
+        reason = ""
     lifted, shared_names, rest_subs = _lift(splitter, body) if body is not None else ([], [], {})
     captures = ", ".join(["=", *(f"&{s}" for s in shared_names)])
     rest = unit.emit(fn.body_open + 1, fn.body_close, rest_subs)

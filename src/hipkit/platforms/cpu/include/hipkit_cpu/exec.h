@@ -86,6 +86,18 @@ __attribute__((always_inline)) inline T* per_thread(const block& b) noexcept {
   return static_cast<T*>(scratch(b.ctx, sizeof(T) * b.n, alignof(T)));
 }
 
+// Initializes a per-thread slot as `T name(args)` would.  Scalars are assigned:
+// a placement new checks for a null address, which keeps loops over threads
+// from vectorizing.
+template <class T, class... A>
+__attribute__((always_inline)) inline void construct(T& slot, A&&... args) {
+  if constexpr (std::is_scalar_v<T> && sizeof...(A) == 1) {
+    const_cast<std::remove_const_t<T>&>(slot) = T(static_cast<A&&>(args)...);
+  } else {
+    ::new (const_cast<void*>(static_cast<const void*>(&slot))) T(static_cast<A&&>(args)...);
+  }
+}
+
 // Scratch allocated inside a scope (a loop body) is released at its end.
 struct scratch_mark {
   hk_block_context* ctx;
@@ -101,40 +113,77 @@ struct scratch_mark {
   scratch_mark& operator=(const scratch_mark&) = delete;
 };
 
-inline unsigned char* zeroed_mask(const block& b) noexcept {
+inline unsigned char* zeroed_bytes(const block& b) noexcept {
   unsigned char* m = per_thread<unsigned char>(b);
   if (m) memset(m, 0, static_cast<size_t>(b.n));
   return m;
 }
 
-__attribute__((always_inline)) inline bool active(const unsigned char* mask,
+// The threads taking part in a construct of a split kernel (a branch, a loop
+// whose condition differs between threads): on[t], and the range [lo, hi)
+// outside which no thread takes part, so that regions skip idle warps.
+struct mask {
+  unsigned char* on;
+  int lo, hi;
+  int count;  // threads set; count == hi - lo: every thread of the range
+  __attribute__((always_inline)) void set(int t) noexcept {
+    on[t] = 1;
+    lo = t < lo ? t : lo;
+    hi = t >= hi ? t + 1 : hi;
+    ++count;
+  }
+  __attribute__((always_inline)) void clear(int t) noexcept {
+    count -= on[t];
+    on[t] = 0;
+  }
+  // Sets lo, hi and count from on[], after a loop that wrote on[t] directly
+  // (plain stores vectorize; set() does not).
+  void finish(const block& b) noexcept {
+    int first = b.n, last = 0, n = 0;
+    for (int t = 0; t < b.n; ++t) {
+      first = on[t] && t < first ? t : first;
+      last = on[t] ? t + 1 : last;
+      n += on[t];
+    }
+    lo = first, hi = last, count = n;
+  }
+  // Every thread in [lo, hi) takes part and threadIdx.x is the thread index:
+  // a region can run as a plain loop over the range.
+  __attribute__((always_inline)) bool dense_1d(const block& b) const noexcept {
+    return count == hi - lo && b.by == 1 && b.bz == 1;
+  }
+};
+
+inline mask empty_mask(const block& b) noexcept { return mask{zeroed_bytes(b), b.n, 0, 0}; }
+
+__attribute__((always_inline)) inline bool active(const unsigned char* on,
                                                   const unsigned char* exits,
                                                   int t) noexcept {
-  return (!mask || mask[t]) && (!exits || !exits[t]);
+  return (!on || on[t]) && (!exits || !exits[t]);
 }
 
-// The threads taking part in a construct: those of `mask` (all if null)
-// that have not left through return/break/continue.
-inline unsigned char* active_mask(const block& b, const unsigned char* mask,
-                                  const unsigned char* exits) noexcept {
-  unsigned char* m = per_thread<unsigned char>(b);
-  for (int t = 0; t < b.n; ++t) m[t] = active(mask, exits, t);
+// The threads taking part in a loop: those of `parent` (all if null) that
+// have not left through return/break/continue.
+inline mask active_mask(const block& b, const mask* parent, const unsigned char* exits) noexcept {
+  mask m = empty_mask(b);
+  for (int t = parent ? parent->lo : 0; t < (parent ? parent->hi : b.n); ++t)
+    if (active(parent ? parent->on : nullptr, exits, t)) m.set(t);
   return m;
 }
 
 // Exit codes written by regions: 1 return, 2 break, 3 continue.  At the end
 // of a loop iteration, break leaves the loop's mask and continue is over;
 // returns whether any thread goes on looping.
-inline bool loop_exits(const block& b, unsigned char* loop_mask, unsigned char* exits) noexcept {
+inline bool loop_exits(const block& b, mask& loop_mask, unsigned char* exits) noexcept {
   bool any = false;
   for (int t = 0; t < b.n; ++t) {
     if (exits[t] == 2) {
-      loop_mask[t] = 0;
+      loop_mask.clear(t);
       exits[t] = 0;
     } else if (exits[t] == 3) {
       exits[t] = 0;
     }
-    any |= loop_mask[t] && !exits[t];
+    any |= loop_mask.on[t] && !exits[t];
   }
   return any;
 }
@@ -142,6 +191,21 @@ inline bool loop_exits(const block& b, unsigned char* loop_mask, unsigned char* 
 // ---- Warp and block operations of split kernels ---------------------------
 // r[t] is the result for thread t.  Arguments are per-thread arrays, or
 // same<T> when every thread passes the same value (a uniform expression).
+// m is the mask of the construct (null: every thread), x the exit codes
+// (null if the kernel has no return/break/continue).
+
+__attribute__((always_inline)) inline const unsigned char* on_of(const mask* m) noexcept {
+  return m ? m->on : nullptr;
+}
+__attribute__((always_inline)) inline int range_lo(const mask* m) noexcept { return m ? m->lo : 0; }
+__attribute__((always_inline)) inline int range_hi(const block& b, const mask* m) noexcept {
+  return m ? m->hi : b.n;
+}
+inline int warp_activity_exits(const unsigned char* x, int w, int lanes) noexcept {
+  int count = 0;
+  for (int t = w; t < w + lanes; ++t) count += !x[t];
+  return count == lanes ? 2 : count != 0;
+}
 
 template <class T>
 struct same {
@@ -156,7 +220,7 @@ struct is_same_arg<same<T>> : std::true_type {};
 // r[t] = v[source lane of t within its warp], or v[t] if that lane does not
 // take part (HIP returns the caller's own value then).
 template <class R, class V, class Lane>
-inline void split_exchange(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_exchange(const block& b, const mask* m, const unsigned char* x, R* r,
                            const V* v, Lane source_lane) noexcept {
   const int W = warpSize;
   if (!m && !x) {
@@ -167,11 +231,11 @@ inline void split_exchange(const block& b, const unsigned char* m, const unsigne
     }
     return;
   }
-  for (int t = 0; t < b.n; ++t) {
-    if (!active(m, x, t)) continue;
+  for (int t = range_lo(m), end = range_hi(b, m); t < end; ++t) {
+    if (!active(on_of(m), x, t)) continue;
     int lane = t % W;
     int src = t - lane + source_lane(t, lane);
-    r[t] = static_cast<R>((src < b.n && active(m, x, src)) ? v[src] : v[t]);
+    r[t] = static_cast<R>((src < b.n && active(on_of(m), x, src)) ? v[src] : v[t]);
   }
 }
 
@@ -181,7 +245,7 @@ __attribute__((always_inline)) inline int width_of(const Width& width, int t) no
 }
 
 template <class R, class V, class S, class Width = same<int>>
-inline void split_shfl(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_shfl(const block& b, const mask* m, const unsigned char* x, R* r,
                        const V* v, S src, Width width = {warpSize}) noexcept {
   split_exchange(b, m, x, r, v, [&](int t, int lane) {
     return shfl_src_lane(lane, static_cast<int>(src[t]), width_of(width, t));
@@ -204,10 +268,39 @@ __attribute__((always_inline)) inline void shift_warp(R* r, const V* v, int w, i
   }
 }
 
+// A shuffle by a uniform delta fused with the statement that uses it, every
+// thread taking part: f(t, value of t's source lane).  `v` is the shuffled
+// variable's per-thread array and f may update v[t]: going down the lanes for
+// a positive delta (up for a negative one), each source is read before its
+// own lane's f runs.
+template <class V, class F>
+inline void split_shift_apply(const block& b, const V* v, int delta, F f) {
+  const int W = warpSize;
+  for (int w = 0; w < b.n; w += W) {
+    const int lanes = b.n - w < W ? b.n - w : W;
+    // A vector of lanes reads its sources before writing, and no source lies
+    // behind the lanes already written: vector order is as correct as lane order.
+    if (delta >= 0) {
+      const int moved = lanes - delta > 0 ? lanes - delta : 0;
+#pragma GCC ivdep
+      for (int t = w; t < w + moved; ++t) f(t, v[t + delta]);
+#pragma GCC ivdep
+      for (int t = w + moved; t < w + lanes; ++t) f(t, v[t]);
+    } else {
+      const int kept = -delta < lanes ? -delta : lanes;
+#pragma GCC ivdep
+      for (int t = w + lanes - 1; t >= w + kept; --t) f(t, v[t + delta]);
+#pragma GCC ivdep
+      for (int t = w + kept - 1; t >= w; --t) f(t, v[t]);
+    }
+  }
+}
+
 // 2 if every lane of the warp at w takes part, 0 if none, 1 if some.
-inline int warp_activity(const unsigned char* m, const unsigned char* x, int w, int lanes) noexcept {
+inline int warp_activity(const mask* m, const unsigned char* x, int w, int lanes) noexcept {
+  if (!x && m->count == m->hi - m->lo && m->lo <= w && w + lanes <= m->hi) return 2;  // dense
   int count = 0;
-  for (int t = w; t < w + lanes; ++t) count += active(m, x, t);
+  for (int t = w; t < w + lanes; ++t) count += active(on_of(m), x, t);
   return count == lanes ? 2 : count != 0;
 }
 
@@ -220,19 +313,19 @@ __attribute__((always_inline)) inline int clamp_delta(D delta) noexcept {
 
 // __shfl_down / __shfl_up by the same delta in every thread, full width.
 template <class R, class V>
-inline void split_shift(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_shift(const block& b, const mask* m, const unsigned char* x, R* r,
                         const V* v, int delta) noexcept {
   const int W = warpSize;
-  for (int w = 0; w < b.n; w += W) {
+  for (int w = range_lo(m) / W * W, end = range_hi(b, m); w < end; w += W) {
     int lanes = b.n - w < W ? b.n - w : W;
-    int activity = (!m && !x) ? 2 : warp_activity(m, x, w, lanes);
+    int activity = (!m && !x) ? 2 : !m ? warp_activity_exits(x, w, lanes) : warp_activity(m, x, w, lanes);
     if (activity == 2) {
       shift_warp(r, v, w, lanes, delta);
     } else if (activity == 1) {
       for (int t = w; t < w + lanes; ++t) {
-        if (!active(m, x, t)) continue;
+        if (!active(on_of(m), x, t)) continue;
         int src = t + delta;
-        bool inside = src >= w && src < w + lanes && active(m, x, src);
+        bool inside = src >= w && src < w + lanes && active(on_of(m), x, src);
         r[t] = static_cast<R>(inside ? v[src] : v[t]);
       }
     }
@@ -240,7 +333,7 @@ inline void split_shift(const block& b, const unsigned char* m, const unsigned c
 }
 
 template <class R, class V, class D, class Width = same<int>>
-inline void split_shfl_down(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_shfl_down(const block& b, const mask* m, const unsigned char* x, R* r,
                             const V* v, D delta, Width width = {warpSize}) noexcept {
   if constexpr (is_same_arg<D>::value && is_same_arg<Width>::value) {
     if (width.value == warpSize) {
@@ -254,7 +347,7 @@ inline void split_shfl_down(const block& b, const unsigned char* m, const unsign
 }
 
 template <class R, class V, class D, class Width = same<int>>
-inline void split_shfl_up(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_shfl_up(const block& b, const mask* m, const unsigned char* x, R* r,
                           const V* v, D delta, Width width = {warpSize}) noexcept {
   if constexpr (is_same_arg<D>::value && is_same_arg<Width>::value) {
     if (width.value == warpSize) {
@@ -268,7 +361,7 @@ inline void split_shfl_up(const block& b, const unsigned char* m, const unsigned
 }
 
 template <class R, class V, class M, class Width = same<int>>
-inline void split_shfl_xor(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_shfl_xor(const block& b, const mask* m, const unsigned char* x, R* r,
                            const V* v, M mask, Width width = {warpSize}) noexcept {
   split_exchange(b, m, x, r, v, [&](int t, int lane) {
     return shfl_xor_src_lane(lane, static_cast<int>(mask[t]), width_of(width, t));
@@ -277,38 +370,38 @@ inline void split_shfl_xor(const block& b, const unsigned char* m, const unsigne
 
 // Per warp: the lanes taking part, and those among them whose predicate holds.
 template <class P, class Out>
-inline void split_warp_vote(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_warp_vote(const block& b, const mask* m, const unsigned char* x,
                             const P& pred, bool has_pred, Out out) noexcept {
   const int W = warpSize;
-  for (int w = 0; w < b.n; w += W) {
+  for (int w = range_lo(m) / W * W, last = range_hi(b, m); w < last; w += W) {
     unsigned long long members = 0, votes = 0;
     int end = w + W < b.n ? w + W : b.n;
     for (int t = w; t < end; ++t) {
-      if (!active(m, x, t)) continue;
+      if (!active(on_of(m), x, t)) continue;
       members |= 1ull << (t - w);
       if (!has_pred || pred[t]) votes |= 1ull << (t - w);
     }
     for (int t = w; t < end; ++t)
-      if (active(m, x, t)) out(t, members, votes);
+      if (active(on_of(m), x, t)) out(t, members, votes);
   }
 }
 
 template <class R, class P>
-inline void split_ballot(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_ballot(const block& b, const mask* m, const unsigned char* x, R* r,
                          P pred) noexcept {
   split_warp_vote(b, m, x, pred, true, [&](int t, unsigned long long, unsigned long long votes) {
     r[t] = static_cast<R>(votes);
   });
 }
 template <class R, class P>
-inline void split_any(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_any(const block& b, const mask* m, const unsigned char* x, R* r,
                       P pred) noexcept {
   split_warp_vote(b, m, x, pred, true, [&](int t, unsigned long long, unsigned long long votes) {
     r[t] = static_cast<R>(votes != 0);
   });
 }
 template <class R, class P>
-inline void split_all(const block& b, const unsigned char* m, const unsigned char* x, R* r,
+inline void split_all(const block& b, const mask* m, const unsigned char* x, R* r,
                       P pred) noexcept {
   split_warp_vote(b, m, x, pred, true,
                   [&](int t, unsigned long long members, unsigned long long votes) {
@@ -316,7 +409,7 @@ inline void split_all(const block& b, const unsigned char* m, const unsigned cha
                   });
 }
 template <class R>
-inline void split_activemask(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_activemask(const block& b, const mask* m, const unsigned char* x,
                              R* r) noexcept {
   split_warp_vote(b, m, x, same<int>{1}, false,
                   [&](int t, unsigned long long members, unsigned long long) {
@@ -326,7 +419,7 @@ inline void split_activemask(const block& b, const unsigned char* m, const unsig
 
 // __lanemask_lt / __lanemask_gt: the lanes taking part below / above the caller.
 template <class R>
-inline void split_lanemask_lt(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_lanemask_lt(const block& b, const mask* m, const unsigned char* x,
                               R* r) noexcept {
   split_warp_vote(b, m, x, same<int>{1}, false,
                   [&](int t, unsigned long long members, unsigned long long) {
@@ -334,7 +427,7 @@ inline void split_lanemask_lt(const block& b, const unsigned char* m, const unsi
                   });
 }
 template <class R>
-inline void split_lanemask_gt(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_lanemask_gt(const block& b, const mask* m, const unsigned char* x,
                               R* r) noexcept {
   split_warp_vote(b, m, x, same<int>{1}, false,
                   [&](int t, unsigned long long members, unsigned long long) {
@@ -343,30 +436,30 @@ inline void split_lanemask_gt(const block& b, const unsigned char* m, const unsi
 }
 
 template <class R, class P, class Op>
-inline void split_block_reduce(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_block_reduce(const block& b, const mask* m, const unsigned char* x,
                                R* r, const P& pred, Op op) noexcept {
   unsigned total = 0, set = 0;
-  for (int t = 0; t < b.n; ++t) {
-    if (!active(m, x, t)) continue;
+  for (int t = range_lo(m), end = range_hi(b, m); t < end; ++t) {
+    if (!active(on_of(m), x, t)) continue;
     ++total;
     set += pred[t] != 0;
   }
   R value = static_cast<R>(op(set, total));
-  for (int t = 0; t < b.n; ++t)
-    if (active(m, x, t)) r[t] = value;
+  for (int t = range_lo(m), end = range_hi(b, m); t < end; ++t)
+    if (active(on_of(m), x, t)) r[t] = value;
 }
 template <class R, class P>
-inline void split_block_count(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_block_count(const block& b, const mask* m, const unsigned char* x,
                               R* r, P pred) noexcept {
   split_block_reduce(b, m, x, r, pred, [](unsigned set, unsigned) { return set; });
 }
 template <class R, class P>
-inline void split_block_and(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_block_and(const block& b, const mask* m, const unsigned char* x,
                             R* r, P pred) noexcept {
   split_block_reduce(b, m, x, r, pred, [](unsigned set, unsigned all) { return set == all; });
 }
 template <class R, class P>
-inline void split_block_or(const block& b, const unsigned char* m, const unsigned char* x,
+inline void split_block_or(const block& b, const mask* m, const unsigned char* x,
                            R* r, P pred) noexcept {
   split_block_reduce(b, m, x, r, pred, [](unsigned set, unsigned) { return set != 0; });
 }
