@@ -514,8 +514,8 @@ class Splitter:
                 made.append(Var(name, "pointer", store))
             else:
                 self.out.append(f"auto* const {store} = ::__hk::per_thread<{tname}>(__hk_b);")
-                if init.startswith("(") or (d.init_kind == "=" and not init.startswith("{")):
-                    construct = f"::__hk::construct({store}[__t], {init[1:-1] if init.startswith('(') else init});"
+                if init.startswith("("):  # `= value` or `(arguments)`
+                    construct = f"::__hk::construct({store}[__t], {init[1:-1]});"
                 else:
                     construct = f"::new (static_cast<void*>(&{store}[__t])) {tname}{init};"
                 parts.append(f"{construct} auto& {name} = {store}[__t];")
@@ -791,9 +791,7 @@ def is_strided_loop(toks: list[Token], stmt: Stmt) -> bool:
     if not any(t.text in ("blockDim", "hipBlockDim_x") for t in toks[lo + 2 : hi]):
         return False
     body = stmt.children[0]
-    if any(
-        toks[j].kind == IDENT and toks[j].text in SYNC_NAMES for j in range(body.start, body.end + 1)
-    ):
+    if any(toks[j].kind == IDENT and toks[j].text in SYNC_NAMES for j in range(body.start, body.end + 1)):
         return False
     return not any(True for _ in _jumps_of_loop(body)) and not any(
         s.kind in ("return", "goto") for s in walk(body)

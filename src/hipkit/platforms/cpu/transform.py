@@ -41,11 +41,11 @@ from .cxxparse import (
 )
 from .split import (
     SYNC_NAMES,
-    is_strided_loop,
     THREAD_LOOP,
     Splitter,
     Unsupported,
     extern_shared_pointer,
+    is_strided_loop,
     shared_declaration,
 )
 
