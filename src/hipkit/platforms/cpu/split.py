@@ -583,15 +583,15 @@ class Splitter:
         self._flush([stmt], ctx, scope_end, subs)
 
     def _fused_shift(self, stmt: Stmt, name_index: int, close: int, ctx: Ctx) -> bool:
-        """``v += __shfl_down(v, d)`` and the like in one pass: when every thread
-        takes part, d is uniform and the value is a variable's own per-thread
-        array, lanes go in the order in which each reads its source before that
-        lane's statement updates it.  Returns False if the statement does not fit."""
+        """``v += __shfl_down(v, d)`` and the like in one pass: when d is uniform
+        and the value is a variable's own per-thread array, lanes go in the
+        order in which each reads its source before that lane's statement
+        updates it.  Returns False if the statement does not fit."""
         toks = self.toks
         name = toks[name_index].text
         helper, first = SYNC_OPS[name]
         args = split_top(toks, name_index + 2, close)[first:]
-        if helper not in ("shfl_down", "shfl_up") or len(args) != 2 or ctx.mask or self.uses_exits:
+        if helper not in ("shfl_down", "shfl_up") or len(args) != 2:
             return False
         (vlo, vhi), (dlo, dhi) = args
         var = self._lookup(toks[vlo].text) if vhi == vlo + 1 else None
@@ -603,8 +603,9 @@ class Splitter:
         sample = f"{name}({', '.join(['0ull'] * first + [f'{var.storage}[0]', '0u'])})"
         tls = "::threadIdx = threadIdx; " if self.set_tls else ""
         body = self.emit_slice(stmt.start, stmt.end + 1, {name_index: (close, "__hk_r")})
+        exits = "__hk_x" if self.uses_exits else "nullptr"
         self.out.append(
-            f"::__hk::split_shift_apply(__hk_b, {var.storage}, {delta}, "
+            f"::__hk::split_shift_apply(__hk_b, {self._mask_pointer(ctx)}, {exits}, {var.storage}, {delta}, "
             f"[&](int __t, decltype({sample}) __hk_r) {{ const hk_index3 threadIdx = __hk_b.tid(__t); "
             f"{tls}{self._prologue()}\n{{ {body}\n}} }});"
         )

@@ -268,16 +268,37 @@ __attribute__((always_inline)) inline void shift_warp(R* r, const V* v, int w, i
   }
 }
 
-// A shuffle by a uniform delta fused with the statement that uses it, every
-// thread taking part: f(t, value of t's source lane).  `v` is the shuffled
-// variable's per-thread array and f may update v[t]: going down the lanes for
-// a positive delta (up for a negative one), each source is read before its
-// own lane's f runs.
+// 2 if every lane of the warp at w takes part, 0 if none, 1 if some.
+inline int warp_activity(const mask* m, const unsigned char* x, int w, int lanes) noexcept {
+  if (!x && m->count == m->hi - m->lo && m->lo <= w && w + lanes <= m->hi) return 2;  // dense
+  int count = 0;
+  for (int t = w; t < w + lanes; ++t) count += active(on_of(m), x, t);
+  return count == lanes ? 2 : count != 0;
+}
+
+// A shuffle by a uniform delta fused with the statement that uses it:
+// f(t, value of t's source lane) for the threads taking part.  `v` is the
+// shuffled variable's per-thread array and f may update v[t]: going down the
+// lanes for a positive delta (up for a negative one), each source is read
+// before its own lane's f runs.
 template <class V, class F>
-inline void split_shift_apply(const block& b, const V* v, int delta, F f) {
+inline void split_shift_apply(const block& b, const mask* m, const unsigned char* x, const V* v,
+                              int delta, F f) {
   const int W = warpSize;
-  for (int w = 0; w < b.n; w += W) {
+  for (int w = range_lo(m) / W * W, last = range_hi(b, m); w < last; w += W) {
     const int lanes = b.n - w < W ? b.n - w : W;
+    const int activity = (!m && !x) ? 2 : !m ? warp_activity_exits(x, w, lanes) : warp_activity(m, x, w, lanes);
+    if (activity == 0) continue;
+    if (activity == 1) {  // some lanes: an inactive source gives the lane its own value
+      const unsigned char* on = on_of(m);
+      for (int i = 0; i < lanes; ++i) {
+        const int t = delta >= 0 ? w + i : w + lanes - 1 - i;
+        if (!active(on, x, t)) continue;
+        const int src = t + delta;
+        f(t, (src >= w && src < w + lanes && active(on, x, src)) ? v[src] : v[t]);
+      }
+      continue;
+    }
     // A vector of lanes reads its sources before writing, and no source lies
     // behind the lanes already written: vector order is as correct as lane order.
     if (delta >= 0) {
@@ -294,14 +315,6 @@ inline void split_shift_apply(const block& b, const V* v, int delta, F f) {
       for (int t = w + kept - 1; t >= w; --t) f(t, v[t]);
     }
   }
-}
-
-// 2 if every lane of the warp at w takes part, 0 if none, 1 if some.
-inline int warp_activity(const mask* m, const unsigned char* x, int w, int lanes) noexcept {
-  if (!x && m->count == m->hi - m->lo && m->lo <= w && w + lanes <= m->hi) return 2;  // dense
-  int count = 0;
-  for (int t = w; t < w + lanes; ++t) count += active(on_of(m), x, t);
-  return count == lanes ? 2 : count != 0;
 }
 
 // The delta is an unsigned int in HIP: beyond the warp, every lane keeps its value.
