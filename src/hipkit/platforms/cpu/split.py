@@ -871,7 +871,7 @@ def shared_declaration(gen, lo: int, hi: int) -> str:
     toks = gen.toks
     words = [t.text for t in toks[lo:hi]]
     if "extern" in words:
-        return extern_shared_pointer(toks, lo, hi, gen.emit_slice)
+        return extern_shared_pointer(toks, lo, hi)
     subs = {k: (k, "") for k in range(lo, hi) if toks[k].text in ("__hk_shared", "static")}
     text = gen.emit_slice(lo, hi + 1, subs)
     decl = parse_declaration(toks, lo, hi)
@@ -881,18 +881,20 @@ def shared_declaration(gen, lo: int, hi: int) -> str:
     return f"{text} {notes}"
 
 
-def extern_shared_pointer(toks: list[Token], lo: int, hi: int, emit_slice) -> str:
-    """``extern __shared__ T name[];`` inside a function, as a pointer."""
+def extern_shared_type(toks: list[Token], lo: int, hi: int) -> tuple[str, str]:
+    """(element type, name) of ``extern __shared__ T name[];`` in toks[lo:hi]."""
     decl = parse_declaration(toks, lo, hi)
     if decl is None or len(decl.declarators) != 1:
         raise ParseError(f"cannot parse extern __shared__ declaration at line {toks[lo].line}")
     d = decl.declarators[0]
-    type_text = " ".join(
+    specs = " ".join(
         t.text for t in toks[decl.specs[0] : decl.specs[1]] if t.text not in ("extern", "__hk_shared")
     )
     ptr_ops = " ".join(t.text for t in toks[d.start : d.name_index])
-    name = toks[d.name_index].text
-    return (
-        f"{type_text} {ptr_ops}* const {name} = "
-        f"static_cast<{type_text} {ptr_ops}*>(__hk_block->dynamic_shared);"
-    )
+    return f"{specs} {ptr_ops}".strip(), toks[d.name_index].text
+
+
+def extern_shared_pointer(toks: list[Token], lo: int, hi: int) -> str:
+    """``extern __shared__ T name[];`` inside a function, as a pointer."""
+    element, name = extern_shared_type(toks, lo, hi)
+    return f"{element}* const {name} = static_cast<{element}*>(__hk_block->dynamic_shared);"

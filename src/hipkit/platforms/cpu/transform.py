@@ -45,6 +45,7 @@ from .split import (
     Splitter,
     Unsupported,
     extern_shared_pointer,
+    extern_shared_type,
     is_strided_loop,
     shared_declaration,
 )
@@ -245,7 +246,7 @@ def _default_rewrites(unit: _Unit, top) -> None:
                 subs[start] = (end, _namespace_dynamic_shared(unit, start, end))
                 j = end
             elif extern:
-                subs[start] = (end, extern_shared_pointer(toks, start, end, unit.emit))
+                subs[start] = (end, extern_shared_pointer(toks, start, end))
                 j = end
             else:
                 subs[j] = (j, "__thread" if at_namespace else "static __thread")
@@ -259,16 +260,13 @@ def _statement_end(toks: list[Token], j: int) -> int:
 
 
 def _namespace_dynamic_shared(unit: _Unit, start: int, end: int) -> str:
-    toks = unit.toks
-    decl = parse_declaration(toks, start, end)
-    if decl is None or len(decl.declarators) != 1:
-        raise TransformError(f"cannot parse extern __shared__ declaration at line {toks[start].line}")
-    d = decl.declarators[0]
-    type_text = " ".join(
-        t.text for t in toks[decl.specs[0] : decl.specs[1]] if t.text not in ("extern", "__hk_shared")
-    )
-    ptr_ops = " ".join(t.text for t in toks[d.start : d.name_index])
-    return f"static ::__hk::dyn_shared<{type_text} {ptr_ops}> {toks[d.name_index].text};"
+    """``extern __shared__ T name[];`` at namespace scope: an object standing
+    for the running block's dynamic shared memory."""
+    try:
+        element, name = extern_shared_type(unit.toks, start, end)
+    except ParseError as exc:
+        raise TransformError(str(exc)) from None
+    return f"static ::__hk::dyn_shared<{element}> {name};"
 
 
 # ---------------------------------------------------------------- analyses
