@@ -66,9 +66,6 @@ class Token:
     def end(self) -> int:
         return self.start + len(self.text)
 
-    def is_(self, text: str) -> bool:
-        return self.text == text and self.kind in (PUNCT, IDENT)
-
 
 _PUNCTUATORS = sorted(
     """<<<  >>= <<= <=> ->* ... :: ## ++ -- -> << >> <= >= == != && || += -= *= /= %= &= |= ^=
