@@ -193,7 +193,7 @@ class Splitter:
     def _modified_after(self, name: str, lo: int, is_array: bool = False) -> bool:
         return modified(self.toks, name, lo, self.kernel_end, is_array)
 
-    def _is_uniform(self, lo: int, hi: int, allow_thread: bool, assignable=()) -> bool:
+    def is_uniform(self, lo: int, hi: int, allow_thread: bool, assignable=()) -> bool:
         """Whether toks[lo:hi] has the same value in every thread (or, with
         ``allow_thread``, depends only on threadIdx and such values).  Only the
         variables in ``assignable`` may be assigned."""
@@ -271,7 +271,7 @@ class Splitter:
         """A barrier-free ``for`` whose variable steps by a multiple of the block
         size (a grid-stride loop): consecutive threads read consecutive
         elements in each iteration, so it runs with the threads in lockstep."""
-        return is_strided_loop(self.toks, stmt) and self._is_uniform(
+        return is_strided_loop(self.toks, stmt) and self.is_uniform(
             stmt.inc[0] + 2, stmt.inc[1], allow_thread=False
         )
 
@@ -325,7 +325,7 @@ class Splitter:
             return False
         for d in decl.declarators:
             assert d.init is not None
-            if not self._is_uniform(d.init[0], d.init[1], allow_thread=False):
+            if not self.is_uniform(d.init[0], d.init[1], allow_thread=False):
                 return False
             if self._modified_after(toks[d.name_index].text, stmt.end, False):
                 return False
@@ -461,7 +461,7 @@ class Splitter:
             return False
         for d in decl.declarators:
             assert d.init is not None
-            if not self._is_uniform(d.init[0], d.init[1], allow_thread=True):
+            if not self.is_uniform(d.init[0], d.init[1], allow_thread=True):
                 return False
             if self._modified_after(self.toks[d.name_index].text, stmt.end, False):
                 return False
@@ -595,7 +595,7 @@ class Splitter:
             return False
         (vlo, vhi), (dlo, dhi) = args
         var = self._lookup(toks[vlo].text) if vhi == vlo + 1 else None
-        if var is None or var.kind != "storage" or not self._is_uniform(dlo, dhi, allow_thread=False):
+        if var is None or var.kind != "storage" or not self.is_uniform(dlo, dhi, allow_thread=False):
             return False
         delta = f"::__hk::clamp_delta({self._text(dlo, dhi)})"
         if helper == "shfl_up":
@@ -627,7 +627,7 @@ class Splitter:
             var = self._lookup(expr) if hi == lo + 1 else None
             if var is not None and var.kind == "storage":
                 operands.append(var.storage)  # read the variable's own per-thread array
-            elif self._is_uniform(lo, hi, allow_thread=False):
+            elif self.is_uniform(lo, hi, allow_thread=False):
                 operand = f"{k}_a{i}"
                 self.out.append(f"const ::__hk::same<std::decay_t<decltype({expr})>> {operand}{{{expr}}};")
                 operands.append(operand)
@@ -661,7 +661,7 @@ class Splitter:
             raise Unsupported("warp operation in an if condition")
         then = stmt.children[0]
         other = stmt.children[1] if len(stmt.children) > 1 else None
-        if self._is_uniform(lo, hi, allow_thread=False):
+        if self.is_uniform(lo, hi, allow_thread=False):
             self.out.append(f"if ({self.emit_slice(lo, hi, {})}) {{")
             self._branch(then, ctx, scope_end)
             if other is not None:
@@ -760,16 +760,16 @@ class Splitter:
                 return False
             for d in decl.declarators:
                 assert d.init is not None  # _scalar_with_value
-                if not self._is_uniform(d.init[0], d.init[1], allow_thread=False):
+                if not self.is_uniform(d.init[0], d.init[1], allow_thread=False):
                     return False
                 loop_vars.append(toks[d.name_index].text)
         scope = self.scopes[-1]
         for name in loop_vars:
             scope[name] = Var(name, "uniform")
         try:
-            if cond and not self._is_uniform(cond[0], cond[1], allow_thread=False):
+            if cond and not self.is_uniform(cond[0], cond[1], allow_thread=False):
                 return False
-            if inc and not self._is_uniform(inc[0], inc[1], allow_thread=False, assignable=loop_vars):
+            if inc and not self.is_uniform(inc[0], inc[1], allow_thread=False, assignable=loop_vars):
                 return False
             header_vars = {
                 t.text for part in (cond, inc) if part for t in toks[part[0] : part[1]] if t.kind == IDENT

@@ -509,7 +509,7 @@ def _lift(splitter: Splitter, body) -> tuple[list[str], list[str], dict[int, tup
                 d.init_kind == "="
                 and d.init is not None
                 and not d.is_array
-                and splitter._is_uniform(d.init[0], d.init[1], allow_thread=False)
+                and splitter.is_uniform(d.init[0], d.init[1], allow_thread=False)
                 for d in decl.declarators
             )
         ):
