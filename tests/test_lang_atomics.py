@@ -285,30 +285,24 @@ def test_atomic_cas_single_winner(mod, rng, ctype, n, block, nslots):
         np.testing.assert_array_equal(old[s == k][~won], final[k])
 
 
+# atomicInc and atomicDec: the next value from the old one and the limit (CUDA's rules).
+WRAPPING = {
+    "inc_k": lambda old, limit: 0 if old >= limit else old + 1,
+    "dec_k": lambda old, limit: limit if old == 0 or old > limit else old - 1,
+}
+
+
+@pytest.mark.parametrize("kernel", list(WRAPPING))
 @pytest.mark.parametrize(
     "n,block,limit", [(10000, 256, 37), (1000, 1, 999), (5000, 1024, 0), (3000, 100, 0xFFFFFFFF)]
 )
-def test_atomic_inc(mod, rng, n, block, limit):
+def test_atomic_inc_dec(mod, rng, kernel, n, block, limit):
     start = int(rng.integers(0, min(limit, 10**6) + 1))
     slot, old = hipkit.to_device(np.array([start], np.uint32)), hipkit.empty(n, np.uint32)
-    mod.get_function("inc_k")[cdiv(n, block), block](slot, limit, old, n)
+    mod.get_function(kernel)[cdiv(n, block), block](slot, limit, old, n)
     seq = [start]
     for _ in range(n):
-        seq.append(0 if seq[-1] >= limit else seq[-1] + 1)
-    assert slot.get()[0] == seq[-1]
-    np.testing.assert_array_equal(np.sort(old.get()), np.sort(np.array(seq[:-1], np.uint32)))
-
-
-@pytest.mark.parametrize(
-    "n,block,limit", [(10000, 256, 37), (1000, 1, 999), (5000, 1024, 0), (3000, 100, 0xFFFFFFFF)]
-)
-def test_atomic_dec(mod, rng, n, block, limit):
-    start = int(rng.integers(0, min(limit, 10**6) + 1))
-    slot, old = hipkit.to_device(np.array([start], np.uint32)), hipkit.empty(n, np.uint32)
-    mod.get_function("dec_k")[cdiv(n, block), block](slot, limit, old, n)
-    seq = [start]
-    for _ in range(n):
-        seq.append(limit if seq[-1] == 0 or seq[-1] > limit else seq[-1] - 1)
+        seq.append(WRAPPING[kernel](seq[-1], limit))
     assert slot.get()[0] == seq[-1]
     np.testing.assert_array_equal(np.sort(old.get()), np.sort(np.array(seq[:-1], np.uint32)))
 
