@@ -92,7 +92,9 @@ def compiler_identity() -> str:
 @cache
 def _sources_key() -> str:
     here = Path(__file__).parent
-    files = sorted(here.glob("*.py")) + sorted(INCLUDE_DIR.rglob("*.h"))
+    package = here.parent.parent  # the lexer and parser the transform uses
+    files = [*sorted(here.glob("*.py")), package / "lexer.py", package / "cxxparse.py"]
+    files += sorted(INCLUDE_DIR.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
 
 

@@ -36,8 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count
 
-from ...lexer import IDENT, NUMBER, PUNCT, Token
-from .cxxparse import (
+from ...cxxparse import (
     ASSIGN_OPS,
     TYPE_KEYWORDS,
     Declaration,
@@ -49,6 +48,7 @@ from .cxxparse import (
     split_top,
     walk,
 )
+from ...lexer import IDENT, NUMBER, PUNCT, Token
 
 BARRIERS = frozenset({"__syncthreads", "__syncwarp"})
 # name -> (helper in exec.h, index of the first argument it uses)

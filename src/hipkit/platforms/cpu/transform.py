@@ -26,19 +26,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...lexer import DIRECTIVE, IDENT, Token, tokenize
-from .cxxparse import (
+from ...cxxparse import (
     Function,
     ParseError,
     find_top,
     local_declarations,
     match_close,
+    param_type,
     parse_compound,
     parse_declaration,
     scan_top_level,
     split_top,
     walk,
 )
+from ...lexer import DIRECTIVE, IDENT, Token, tokenize
 from .split import (
     SYNC_NAMES,
     THREAD_LOOP,
@@ -535,7 +536,7 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
         if kernel.name in overloaded:
             # Overloads are told apart by their parameter types (and found by
             # their mangled names, as in HIP).
-            types = ", ".join(_param_type(toks, p) for p in fn.params)
+            types = ", ".join(param_type(toks, p) for p in fn.params)
             entries.append(
                 (f"{kernel.name}({types})", f"static_cast<void (*)({types})>(&::{kernel.name})", kernel.mode)
             )
@@ -578,17 +579,6 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
     )
     lines.append("  return &module;\n}\n")
     return "\n".join(lines), registered
-
-
-def _param_type(toks: list[Token], param) -> str:
-    """A parameter's type: its declaration without the name and default value."""
-    end = find_top(toks, param.start, param.end, "=")
-    end = param.end if end < 0 else end
-    return " ".join(
-        t.text
-        for t in toks[param.start : end]
-        if not (t.text == param.name and t.kind == IDENT) and not t.text.startswith("__hk_")
-    )
 
 
 def _c_string(value: str) -> str:

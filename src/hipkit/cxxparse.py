@@ -1,4 +1,4 @@
-"""Just enough C++ structure for the CPU source transform.
+"""Just enough C++ structure for hipkit's source transforms and kernel discovery.
 
 Works on a token list from :mod:`hipkit.lexer` (directives removed): finds
 function definitions and variable declarations at namespace scope, and parses
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...lexer import IDENT, PUNCT, Token
+from .lexer import IDENT, PUNCT, Token
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")", "]", "}"}
@@ -620,3 +620,15 @@ def _parse_declarator(toks: list[Token], a: int, b: int) -> Declarator | None:
     if t in ("(", "{") and match_close(toks, k) == b - 1:
         return Declarator(name, a, b, t, (k + 1, b - 1), is_array, is_reference)
     return None
+
+
+def param_type(toks: list[Token], param) -> str:
+    """A parameter's type: its declaration without the name and default value
+    (how overloaded kernels are told apart: "name(types)")."""
+    end = find_top(toks, param.start, param.end, "=")
+    end = param.end if end < 0 else end
+    return " ".join(
+        t.text
+        for t in toks[param.start : end]
+        if not (t.text == param.name and t.kind == IDENT) and not t.text.startswith("__hk_")
+    )
