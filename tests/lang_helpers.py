@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import hipkit
+from hipkit import platforms
 
 _failed: dict[tuple, hipkit.CompileError] = {}
+_compiled_for_nvidia: set[tuple] = set()
+
+
+@functools.cache
+def _nvidia_compile_only() -> bool:
+    """Where no NVIDIA GPU runs the suite but NVRTC is installed (CI), every
+    kernel source of the suite is also compiled for sm_90."""
+    from hipkit.platforms.nvidia import compiler
+
+    return bool(platforms.status()["nvidia"]) and not compiler.unavailable_reason()
 
 
 def compile_once(source: str, name_expressions=()) -> hipkit.Module:
@@ -23,10 +35,16 @@ def compile_once(source: str, name_expressions=()) -> hipkit.Module:
         error = _failed[key]
         raise hipkit.CompileError(f"(as for an earlier test) {error.args[0]}")
     try:
-        return hipkit.compile(source, name_expressions=name_expressions)
+        module = hipkit.compile(source, name_expressions=name_expressions)
     except hipkit.CompileError as error:
         _failed[key] = error
         raise
+    if module.target.platform == "cpu" and _nvidia_compile_only():
+        nvidia_key = (source, tuple(name_expressions))
+        if nvidia_key not in _compiled_for_nvidia:
+            hipkit.compile(source, name_expressions=name_expressions, target="sm_90")
+            _compiled_for_nvidia.add(nvidia_key)
+    return module
 
 
 def recover(device: hipkit.Device) -> None:

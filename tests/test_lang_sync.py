@@ -388,6 +388,10 @@ def ragged_reference(trips, x, block):
 
 @pytest.mark.parametrize("block", [1, 7, 64, 256, 1024])
 def test_barriers_in_loops_with_per_thread_trip_counts(mod, rng, block):
+    if hipkit.get_device().platform.name == "nvidia":
+        # CUDA counts threads, not waves, at a barrier: threads past their
+        # last iteration never arrive, and the block waits forever.
+        pytest.skip("barriers in divergent loops hang on NVIDIA GPUs (undefined in CUDA)")
     nblocks = 3
     trips = rng.integers(0, 9, nblocks * block, dtype=np.int32)
     x = rng.integers(-100, 100, nblocks * block, dtype=np.int32)

@@ -97,6 +97,12 @@ VARIABLES: dict[str, Variable] = {
             "Comma-separated device indices visible to hipkit (as in HIP).",
         ),
         Variable(
+            "CUDA_VISIBLE_DEVICES",
+            str,
+            "",
+            "NVIDIA GPUs the CUDA driver shows (indices or UUIDs); HIP_VISIBLE_DEVICES picks among them.",
+        ),
+        Variable(
             "HIPKIT_CACHE_DIR",
             str,
             "",

@@ -41,6 +41,9 @@ from __future__ import annotations
 
 from .._errors import HipError, hipError_t
 from ._device import (
+    hipDeviceCanAccessPeer,
+    hipDeviceDisablePeerAccess,
+    hipDeviceEnablePeerAccess,
     hipDeviceGetAttribute,
     hipDeviceReset,
     hipDeviceSynchronize,
@@ -60,6 +63,8 @@ from ._memory import (
     hipMalloc,
     hipMemcpy,
     hipMemcpyAsync,
+    hipMemcpyPeer,
+    hipMemcpyPeerAsync,
     hipMemGetInfo,
     hipMemset,
     hipMemsetAsync,
@@ -71,8 +76,10 @@ from ._memory import (
     hipMemsetD32Async,
 )
 from ._module import (
+    hipFuncAttributeMaxDynamicSharedMemorySize,
     hipFuncGetAttribute,
     hipFuncGetAttributes,
+    hipFuncSetAttribute,
     hipModuleGetFunction,
     hipModuleGetGlobal,
     hipModuleLaunchKernel,
@@ -131,6 +138,9 @@ from ._types import (
 
 __all__ = [
     "hipDeviceAttribute_t",
+    "hipDeviceCanAccessPeer",
+    "hipDeviceDisablePeerAccess",
+    "hipDeviceEnablePeerAccess",
     "hipDeviceGetAttribute",
     "hipDeviceReset",
     "hipDeviceSynchronize",
@@ -151,6 +161,8 @@ __all__ = [
     "hipFuncAttributes",
     "hipFuncGetAttribute",
     "hipFuncGetAttributes",
+    "hipFuncSetAttribute",
+    "hipFuncAttributeMaxDynamicSharedMemorySize",
     "hipFunction_attribute",
     "hipGetDevice",
     "hipGetDeviceCount",
@@ -170,6 +182,8 @@ __all__ = [
     "hipMalloc",
     "hipMemcpy",
     "hipMemcpyAsync",
+    "hipMemcpyPeer",
+    "hipMemcpyPeerAsync",
     "hipMemcpyKind",
     "hipMemGetInfo",
     "hipMemset",

@@ -130,3 +130,23 @@ def _as_error(code: int):
         return hipError_t(code)
     except ValueError:
         return code
+
+
+@hip_api
+def hipDeviceCanAccessPeer(deviceId: int, peerDeviceId: int) -> int:  # noqa: N802, N803
+    """hipDeviceCanAccessPeer: 1 if device ``deviceId`` can use ``peerDeviceId``'s memory, else 0."""
+    return int(device_by_id(deviceId).can_access_peer(device_by_id(peerDeviceId)))
+
+
+@hip_api
+def hipDeviceEnablePeerAccess(peerDeviceId: int, flags: int = 0) -> None:  # noqa: N802, N803
+    """hipDeviceEnablePeerAccess: let the current device use ``peerDeviceId``'s memory."""
+    if flags:
+        raise HipError(hipError_t.hipErrorInvalidValue, f"flags must be 0, got {flags!r}")
+    get_device().enable_peer_access(device_by_id(peerDeviceId))
+
+
+@hip_api
+def hipDeviceDisablePeerAccess(peerDeviceId: int) -> None:  # noqa: N802, N803
+    """hipDeviceDisablePeerAccess."""
+    get_device().disable_peer_access(device_by_id(peerDeviceId))

@@ -17,6 +17,7 @@ from .._errors import HipError, hipError_t
 from ..runtime.device import get_device
 from ..runtime.memory import DeviceArray
 from . import _state
+from ._device import device_by_id
 from ._state import hip_api
 from ._stream import resolve_stream
 from ._types import (
@@ -179,6 +180,34 @@ def hipMemcpyAsync(dst, src, sizeBytes: int, kind: int, stream=None) -> None:  #
     """hipMemcpyAsync: queue the copy on ``stream`` (0/None: the null stream).  Python
     buffers passed are kept alive until the host synchronizes with the stream."""
     _copy(dst, src, sizeBytes, kind, stream, True)
+
+
+def _copy_peer(dst, dst_device_id, src, src_device_id, size, stream, asynchronous: bool) -> None:
+    size = _size(size, "sizeBytes")
+    dst_device, src_device = device_by_id(dst_device_id), device_by_id(src_device_id)
+    device, handle = resolve_stream(stream, dst_device if stream else None)
+    dst_ptr, dst_keep = pointer(dst, size, "dst", host_ok=False, writable=True)
+    src_ptr, src_keep = pointer(src, size, "src", host_ok=False)
+    if dst_device.platform is not src_device.platform:
+        raise HipError(hipError_t.hipErrorInvalidDevice, "peer copies stay within one platform")
+    dst_device.platform.memcpy_peer(
+        dst_device._native, dst_ptr, src_device._native, src_ptr, size, handle, asynchronous
+    )
+    if asynchronous:
+        _state.keep_alive(device, handle, [k for k in (dst_keep, src_keep) if k is not None])
+
+
+@hip_api
+def hipMemcpyPeer(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int) -> None:  # noqa: N802, N803
+    """hipMemcpyPeer: copy ``sizeBytes`` from device ``srcDeviceId``'s memory to
+    device ``dstDeviceId``'s; returns when done."""
+    _copy_peer(dst, dstDeviceId, src, srcDeviceId, sizeBytes, None, False)
+
+
+@hip_api
+def hipMemcpyPeerAsync(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int, stream=None) -> None:  # noqa: N802, N803
+    """hipMemcpyPeerAsync: queue the peer copy on ``stream`` (a stream of ``dstDeviceId``)."""
+    _copy_peer(dst, dstDeviceId, src, srcDeviceId, sizeBytes, stream, True)
 
 
 def _set(dst, value, count, elem_size: int, stream, asynchronous: bool) -> None:

@@ -30,7 +30,7 @@ _function_lock = threading.Lock()
 
 def image_bytes(binary: Any, target: Target) -> bytes:
     """The bytes of a compiled module (hiprtcGetCode's), loadable by hipModuleLoadData."""
-    return platforms.get(target.platform).binary_bytes(binary)
+    return platforms.platform_class(target.platform).binary_bytes(binary)
 
 
 @hip_api
@@ -153,7 +153,7 @@ def hipFuncGetAttributes(func: int) -> hipFuncAttributes:  # noqa: N802
         cacheModeCA=0,
         constSizeBytes=0,
         localSizeBytes=0,
-        maxDynamicSharedSizeBytes=max(kernel.device.properties.sharedMemPerBlock - static, 0),
+        maxDynamicSharedSizeBytes=kernel.max_dynamic_shared,
         maxThreadsPerBlock=kernel.info.max_threads_per_block,
         numRegs=0,
         preferredShmemCarveout=0,
@@ -184,3 +184,15 @@ def hipFuncGetAttribute(attrib: int, hfunc: int) -> int:  # noqa: N802
     except (KeyError, TypeError):
         raise HipError(hipError_t.hipErrorInvalidValue, f"invalid function attribute {attrib!r}") from None
     return getattr(hipFuncGetAttributes(hfunc), field)
+
+
+hipFuncAttributeMaxDynamicSharedMemorySize = 8  # hipFuncAttribute
+
+
+@hip_api
+def hipFuncSetAttribute(func: int, attr: int, value: int) -> None:  # noqa: N802
+    """hipFuncSetAttribute: hipFuncAttributeMaxDynamicSharedMemorySize raises the
+    kernel's dynamic shared memory limit (above 48 KiB on NVIDIA GPUs)."""
+    if attr != hipFuncAttributeMaxDynamicSharedMemorySize:
+        raise HipError(hipError_t.hipErrorNotSupported, f"function attribute {attr!r} cannot be set")
+    _kernel(func).set_max_dynamic_shared(value)

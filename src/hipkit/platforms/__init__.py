@@ -18,6 +18,7 @@ from .base import Platform, PlatformUnavailable
 # name -> "module:class"; a platform is one module behind the interface in base.py.
 _KNOWN = {
     "cpu": "hipkit.platforms.cpu:CpuPlatform",
+    "nvidia": "hipkit.platforms.nvidia:NvidiaPlatform",
 }
 _ORDER = ("nvidia", "amd", "cpu")
 
@@ -30,13 +31,23 @@ def known() -> tuple[str, ...]:
     return tuple(name for name in _ORDER if name in _KNOWN)
 
 
+def platform_class(name: str) -> type[Platform]:
+    """The class of platform ``name``, without making it: its static methods
+    (compiling for its targets) work where the platform cannot run."""
+    if name not in _KNOWN:
+        if name in _ORDER:
+            raise HipError(100, f"this version of hipkit has no {name} platform")
+        raise ValueError(f"unknown platform {name!r}; hipkit has {', '.join(known())}")
+    module_name, class_name = _KNOWN[name].split(":")
+    cls: type[Platform] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
 def _make(name: str) -> Platform | PlatformUnavailable:
     with _lock:
         if name not in _made:
-            module_name, class_name = _KNOWN[name].split(":")
             try:
-                cls = getattr(importlib.import_module(module_name), class_name)
-                _made[name] = cls()
+                _made[name] = platform_class(name)()
             except PlatformUnavailable as exc:
                 _made[name] = exc
         return _made[name]
@@ -44,10 +55,7 @@ def _make(name: str) -> Platform | PlatformUnavailable:
 
 def get(name: str) -> Platform:
     """The platform called ``name``; HipError(hipErrorNoDevice) if it is absent."""
-    if name not in _KNOWN:
-        if name in _ORDER:
-            raise HipError(100, f"this version of hipkit has no {name} platform")
-        raise ValueError(f"unknown platform {name!r}; hipkit has {', '.join(known())}")
+    platform_class(name)  # unknown names raise here
     made = _make(name)
     if isinstance(made, PlatformUnavailable):
         raise HipError(100, f"platform {name} is not available: {made}")

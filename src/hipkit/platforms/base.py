@@ -76,6 +76,7 @@ class FunctionInfo:
     static_shared_bytes: int
     max_threads_per_block: int
     detail: str = ""  # e.g. how the CPU runs it
+    native: Any = None  # the platform's own objects for launching it
 
 
 class Platform(ABC):
@@ -84,6 +85,11 @@ class Platform(ABC):
     :class:`PlatformUnavailable` with the reason when the platform cannot run."""
 
     name: ClassVar[str]
+    dlpack_device_type: ClassVar[int]  # DLPack's DLDeviceType of the platform's device memory
+    cuda_array_interface: ClassVar[bool] = False  # device memory exported by __cuda_array_interface__
+    # Whether reset() clears a sticky error (a fault or failed assert in a kernel);
+    # where not, the process must restart to use the device again (CUDA's rule).
+    recovers_from_sticky_errors: ClassVar[bool] = True
 
     # -- devices
     @abstractmethod
@@ -158,6 +164,30 @@ class Platform(ABC):
     @abstractmethod
     def synchronize(self, device: int) -> None: ...
 
+    # -- several devices
+    @abstractmethod
+    def can_access_peer(self, device: int, peer: int) -> bool:
+        """Whether kernels on ``device`` can use ``peer``'s memory (False for the same device)."""
+
+    @abstractmethod
+    def enable_peer_access(self, device: int, peer: int) -> None: ...
+
+    @abstractmethod
+    def disable_peer_access(self, device: int, peer: int) -> None: ...
+
+    @abstractmethod
+    def memcpy_peer(
+        self,
+        dst_device: int,
+        dst: int,
+        src_device: int,
+        src: int,
+        nbytes: int,
+        stream: int,
+        asynchronous: bool,
+    ) -> None:
+        """Copy between the memories of two devices (``stream`` is ``dst_device``'s)."""
+
     @abstractmethod
     def reset(self, device: int) -> None: ...
 
@@ -165,10 +195,15 @@ class Platform(ABC):
     def reset_generation(self, device: int) -> int:
         """A number that changes whenever the device is reset (stale handles)."""
 
-    # -- code
+    # -- code (no device needed: static, usable where the platform cannot run)
+    @staticmethod
+    @abstractmethod
+    def parse_target(text: str) -> Target | None:
+        """The target a name like "sm_90" or "gfx90a" means, or None if not this platform's."""
+
+    @staticmethod
     @abstractmethod
     def compile(
-        self,
         source: str,
         target: Target,
         *,
@@ -177,11 +212,12 @@ class Platform(ABC):
         name_expressions: tuple[str, ...],
         headers: dict[str, str],
     ) -> Any:
-        """Compile for ``target`` (no device needed); returns a binary for load_module.
+        """Compile for ``target``; returns a binary for load_module.
         ``headers`` maps include names to their text (hiprtc's in-memory headers)."""
 
+    @staticmethod
     @abstractmethod
-    def binary_bytes(self, binary: Any) -> bytes:
+    def binary_bytes(binary: Any) -> bytes:
         """A compiled binary as bytes, for saving; load_module takes them back."""
 
     @abstractmethod
@@ -196,6 +232,11 @@ class Platform(ABC):
 
     @abstractmethod
     def get_global(self, device: int, module: int, name: str) -> tuple[int, int]: ...
+
+    @abstractmethod
+    def set_max_dynamic_shared(self, device: int, function: FunctionInfo, nbytes: int) -> None:
+        """Let ``function`` launch with up to ``nbytes`` of dynamic shared memory
+        (hipFuncAttributeMaxDynamicSharedMemorySize)."""
 
     @abstractmethod
     def launch(

@@ -65,6 +65,27 @@ class Device:
         """(free, total) bytes of device memory (hipMemGetInfo)."""
         return self.platform.mem_info(self._native)
 
+    def can_access_peer(self, peer: Device) -> bool:
+        """Whether kernels here can use ``peer``'s memory once peer access is
+        enabled (hipDeviceCanAccessPeer); False for itself and across platforms."""
+        if peer.platform is not self.platform:
+            return False
+        return self.platform.can_access_peer(self._native, peer._native)
+
+    def enable_peer_access(self, peer: Device) -> None:
+        """Let kernels on this device use ``peer``'s memory (hipDeviceEnablePeerAccess)."""
+        self._same_platform(peer)
+        self.platform.enable_peer_access(self._native, peer._native)
+
+    def disable_peer_access(self, peer: Device) -> None:
+        """hipDeviceDisablePeerAccess."""
+        self._same_platform(peer)
+        self.platform.disable_peer_access(self._native, peer._native)
+
+    def _same_platform(self, peer: Device) -> None:
+        if peer.platform is not self.platform:
+            raise HipError(101, f"{peer!r} is not a device of the {self.platform.name} platform")
+
     def reset(self) -> None:
         """hipDeviceReset: wait, free everything, clear a sticky error.  Every
         array, stream, event and module of the device becomes unusable."""

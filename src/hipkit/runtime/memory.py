@@ -14,6 +14,7 @@ array([1., 4.], dtype=float32)
 
 from __future__ import annotations
 
+import ctypes
 import weakref
 from typing import Any
 
@@ -23,9 +24,7 @@ from .._errors import HipError
 from ..platforms.base import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
 from . import _dlpack
 from .device import Device, get_device
-
-# DLPack device type of each platform's device memory.
-_DL_DEVICE = {"cpu": _dlpack.kDLCPU, "nvidia": _dlpack.kDLCUDA, "amd": _dlpack.kDLROCM}
+from .stream import stream_handle
 
 
 class Allocation:
@@ -195,15 +194,28 @@ class DeviceArray:
         _strided_view(staging, -start, self.shape, self.strides, self.dtype)[...] = src
         self._copy(self.ptr + start, staging.ctypes.data, length, HOST_TO_DEVICE, None)
 
-    def copy(self, stream=None) -> DeviceArray:
-        """A new C-contiguous device array with the same contents."""
+    def copy(self, stream=None, device: Device | None = None) -> DeviceArray:
+        """A new C-contiguous array with the same contents, on this device or on
+        ``device`` (another GPU of the platform: a peer copy; another platform:
+        through the host).  ``stream`` belongs to the destination device."""
         self._check()
-        out = empty(self.shape, self.dtype, device=self.device)
-        if self.is_contiguous:
-            if self.nbytes:
-                self._copy(out.ptr, self.ptr, self.nbytes, DEVICE_TO_DEVICE, stream)
-        else:
+        device = device or self.device
+        out = empty(self.shape, self.dtype, device=device)
+        if not self.is_contiguous or device.platform is not self.device.platform:
             out.set(self.get())
+        elif device != self.device:
+            if self.nbytes:
+                device.platform.memcpy_peer(
+                    device._native,
+                    out.ptr,
+                    self.device._native,
+                    self.ptr,
+                    self.nbytes,
+                    stream_handle(stream),
+                    stream is not None,
+                )
+        elif self.nbytes:
+            self._copy(out.ptr, self.ptr, self.nbytes, DEVICE_TO_DEVICE, stream)
         return out
 
     def fill(self, value) -> None:
@@ -217,12 +229,29 @@ class DeviceArray:
         self.set(np.full(self.shape, value, self.dtype))
 
     def _copy(self, dst: int, src: int, nbytes: int, kind: int, stream) -> None:
-        handle = stream.handle if stream is not None else 0
+        handle = stream_handle(stream)
         self.device.platform.memcpy(self.device._native, dst, src, nbytes, kind, handle, stream is not None)
 
     # -- interop
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface v3 (GPU platforms): CuPy, PyTorch, Numba and
+        others view the array zero-copy (``cupy.asarray(a)``, ``torch.as_tensor(a)``)."""
+        if not self.device.platform.cuda_array_interface:
+            raise AttributeError(f"{self.device.platform.name} memory has no __cuda_array_interface__")
+        self._check()
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "descr": self.dtype.descr,
+            "data": (self.ptr if self.size else 0, False),
+            "strides": None if self.is_contiguous else self.strides,
+            "version": 3,
+            "stream": 1,  # hipkit's work is ordered on the legacy default stream
+        }
+
     def __dlpack_device__(self) -> tuple[int, int]:
-        return _DL_DEVICE[self.device.platform.name], self.device._native
+        return self.device.platform.dlpack_device_type, self.device._native
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export as a DLPack capsule (zero-copy)."""
@@ -321,6 +350,36 @@ def zeros_like(array, dtype=None) -> DeviceArray:
     return out
 
 
+class _Pinned:
+    """Owns page-locked host memory (hipHostMalloc), freed with the last array viewing it."""
+
+    def __init__(self, nbytes: int, device: Device):
+        platform = device.platform
+        self.ptr = platform.host_malloc(nbytes) if nbytes else 0
+        self._finalizer = weakref.finalize(self, _free_pinned, platform, self.ptr)
+
+
+def _free_pinned(platform, ptr: int) -> None:
+    if ptr:
+        platform.host_free(ptr)
+
+
+def empty_pinned(shape, dtype=np.float32, device: Device | None = None) -> np.ndarray:
+    """An uninitialized NumPy array in page-locked host memory (as cupyx.empty_pinned):
+    copies between it and device arrays run at full bus speed, and asynchronously."""
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    if count < 0 or any(n < 0 for n in shape):
+        raise ValueError(f"negative dimension in {shape}")
+    owner = _Pinned(count * dtype.itemsize, device or get_device())
+    if count == 0:
+        return np.empty(shape, dtype)
+    buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(owner.ptr)
+    buffer._hipkit_owner = owner  # type: ignore[attr-defined] # the array's base keeps the memory
+    return np.frombuffer(buffer, dtype, count).reshape(shape)
+
+
 def to_device(array, dtype=None, device: Device | None = None, stream=None) -> DeviceArray:
     """Copy a host array (or anything NumPy can convert) to a new device array."""
     host = np.asarray(array, dtype=dtype)
@@ -334,12 +393,14 @@ def from_dlpack(obj, device: Device | None = None) -> DeviceArray:
     example a NumPy array on the CPU platform)."""
     device = device or get_device()
     imported = _dlpack.import_(obj)
-    want = _DL_DEVICE[device.platform.name]
+    want = device.platform.dlpack_device_type
     if imported.device_type != want:
         raise BufferError(
             f"DLPack tensor is on device type {imported.device_type}, "
             f"not {device.platform.name} memory (type {want})"
         )
+    if imported.device_id != device._native:
+        raise BufferError(f"DLPack tensor is on device {imported.device_id}, not on {device!r}")
     return DeviceArray(
         imported.shape,
         imported.dtype,

@@ -24,7 +24,7 @@ from ..platforms.base import FunctionInfo, Target
 from ._args import Packer
 from .device import Device, get_device
 from .memory import DeviceArray
-from .stream import Stream
+from .stream import Stream, stream_handle
 
 
 def _dim3(value, what: str) -> tuple[int, int, int]:
@@ -51,14 +51,11 @@ def _resolve_target(target, device: Device) -> Target:
         return device.target
     if isinstance(target, Target):
         return target
-    text = str(target)
-    if text == "cpu":
-        return Target(
-            "cpu",
-            device.target.arch if device.platform.name == "cpu" else "x86_64",
-            device.warp_size if device.platform.name == "cpu" else 64,
-        )
-    raise ValueError(f"unknown target {target!r}")
+    for name in platforms.known():
+        parsed = platforms.platform_class(name).parse_target(str(target))
+        if parsed is not None:
+            return parsed
+    raise ValueError(f"unknown target {target!r} (examples: 'cpu', 'sm_90', 'gfx90a')")
 
 
 def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
@@ -101,8 +98,7 @@ def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
     """
     device = device or get_device()
     target = _resolve_target(target, device)
-    platform = platforms.get(target.platform)
-    binary = platform.compile(
+    binary = platforms.platform_class(target.platform).compile(
         source,
         target,
         name=name,
@@ -164,7 +160,7 @@ class Module:
     def code(self) -> bytes:
         """The compiled module as bytes (hiprtcGetCode's): loadable with
         hipModuleLoadData, also in another process."""
-        return platforms.get(self.target.platform).binary_bytes(self.binary)
+        return platforms.platform_class(self.target.platform).binary_bytes(self.binary)
 
     def get_function(self, name: str) -> Kernel:
         """The kernel called ``name`` (its name, a name expression, or its mangled name)."""
@@ -211,6 +207,10 @@ class Kernel:
         self.info = info
         self.device = device
         self._packer = Packer(info.params, info.name, device)
+        self._native = device._native
+        self._reset_generation = device.platform.reset_generation
+        self._platform_launch = device.platform.launch
+        self._max_dynamic_shared: int | None = None
 
     @property
     def name(self) -> str:
@@ -230,28 +230,42 @@ class Kernel:
             "execution": self.info.detail,
         }
 
+    def set_max_dynamic_shared(self, nbytes: int) -> None:
+        """Allow launches with up to ``nbytes`` of dynamic shared memory
+        (hipFuncSetAttribute's hipFuncAttributeMaxDynamicSharedMemorySize): on
+        NVIDIA GPUs, more than 48 KiB needs this opt-in, as in CUDA."""
+        self.module._check()
+        self.device.platform.set_max_dynamic_shared(self._native, self.info, int(nbytes))
+        self._max_dynamic_shared = int(nbytes)
+
+    @property
+    def max_dynamic_shared(self) -> int:
+        """The most dynamic shared memory a launch may ask for."""
+        if self._max_dynamic_shared is not None:
+            return self._max_dynamic_shared
+        return max(self.device.properties.sharedMemPerBlock - self.info.static_shared_bytes, 0)
+
     def launch(self, grid, block, args=(), shared_mem: int = 0, stream: Stream | None = None) -> None:
         """Launch on ``grid`` blocks of ``block`` threads (each an int, a 1-3 tuple
         or a dim3-like object), with ``shared_mem`` bytes of dynamic shared memory,
-        on ``stream`` (None: the null stream).  Returns at once; errors in the
+        on ``stream`` (None: the null stream; or another library's stream, see
+        :func:`~hipkit.runtime.stream.stream_handle`).  Returns at once; errors in the
         kernel appear at the next synchronization."""
-        self.module._check()
-        packed = self._packer.pack(tuple(args))
-        handle = 0
-        if stream is not None:
-            if isinstance(stream, Stream):
-                stream._check()
-                handle = stream.handle
-            else:
-                handle = int(stream)
-        self.device.platform.launch(
-            self.device._native,
-            self.info,
+        self._launch(
             _dim3(grid, "grid"),
             _dim3(block, "block"),
             int(shared_mem),
-            handle,
-            packed,
+            0 if stream is None else stream_handle(stream),
+            tuple(args),
+        )
+
+    def _launch(self, grid, block, shared_mem: int, stream: int, args: tuple) -> None:
+        """The launch itself, dimensions resolved: kept short, it is the hot path."""
+        module = self.module
+        if module._generation != self._reset_generation(self._native) or not module._finalizer.alive:
+            module._check()
+        self._platform_launch(
+            self._native, self.info, grid, block, shared_mem, stream, self._packer.pack(args)
         )
 
     def __getitem__(self, config) -> _Launcher:
@@ -266,11 +280,17 @@ class Kernel:
 
 
 class _Launcher:
+    """``kernel[grid, block, shared_mem, stream]``: the configuration resolved once,
+    so that calling it (again and again) only packs the arguments and launches."""
+
     __slots__ = ("kernel", "grid", "block", "shared_mem", "stream")
 
     def __init__(self, kernel: Kernel, grid, block, shared_mem: int = 0, stream=None):
-        self.kernel, self.grid, self.block = kernel, grid, block
-        self.shared_mem, self.stream = shared_mem, stream
+        self.kernel = kernel
+        self.grid = _dim3(grid, "grid")
+        self.block = _dim3(block, "block")
+        self.shared_mem = int(shared_mem)
+        self.stream = 0 if stream is None else stream_handle(stream)
 
     def __call__(self, *args) -> None:
-        self.kernel.launch(self.grid, self.block, args, self.shared_mem, self.stream)
+        self.kernel._launch(self.grid, self.block, self.shared_mem, self.stream, args)

@@ -53,6 +53,31 @@ def _destroy(device: Device, handle: int, generation: int, destroy) -> None:
             pass  # a sticky error: destroyed by the next reset
 
 
+def stream_handle(stream) -> int:
+    """The platform handle of a stream given as a :class:`Stream`, None (the null
+    stream), a raw handle, or another library's stream: an object with
+    ``__cuda_stream__`` (cuda.core's protocol), ``cuda_stream`` (PyTorch) or ``ptr`` (CuPy)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, Stream):
+        stream._check()
+        return stream.handle
+    if isinstance(stream, int):
+        return stream
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if protocol is not None:
+        return int(protocol()[1])
+    for attribute in ("cuda_stream", "ptr"):
+        handle = getattr(stream, attribute, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError(f"not a stream: {type(stream).__name__} {stream!r:.60}")
+
+
+def _not_owned(device: int, handle: int) -> None:
+    """An external stream belongs to its library: hipkit never destroys it."""
+
+
 class Stream(_Handle):
     """A queue of device work (hipStreamCreateWithFlags).
 
@@ -62,15 +87,31 @@ class Stream(_Handle):
         Default: the current device.
     non_blocking
         hipStreamNonBlocking: do not synchronize with the null stream.
+    external
+        Wrap another library's stream instead of creating one (anything
+        :func:`stream_handle` takes, e.g. ``torch.cuda.current_stream()``);
+        hipkit does not destroy it.
     """
 
-    def __init__(self, device: Device | None = None, non_blocking: bool = False):
+    def __init__(self, device: Device | None = None, non_blocking: bool = False, *, external=None):
         device = device or get_device()
         platform = device.platform
-        super().__init__(
-            device, platform.stream_create(device._native, non_blocking), platform.stream_destroy
-        )
+        if external is not None:
+            super().__init__(device, stream_handle(external), _not_owned)
+        else:
+            super().__init__(
+                device, platform.stream_create(device._native, non_blocking), platform.stream_destroy
+            )
         self.non_blocking = non_blocking
+
+    @property
+    def __cuda_stream__(self):
+        """cuda.core's stream protocol (GPU platforms): ``(0, handle)``, so that
+        cuda.core, CuPy and others can use this stream."""
+        if not self.device.platform.cuda_array_interface:
+            raise AttributeError(f"{self.device.platform.name} streams are not CUDA streams")
+        self._check()
+        return lambda: (0, self.handle)
 
     def synchronize(self) -> None:
         """Wait until all work queued on the stream is done."""
@@ -119,8 +160,7 @@ class Event(_Handle):
     def record(self, stream: Stream | None = None) -> Event:
         """Record the event on ``stream`` (None: the null stream)."""
         self._check()
-        handle = stream.handle if stream is not None else 0
-        self.device.platform.event_record(self.device._native, self.handle, handle)
+        self.device.platform.event_record(self.device._native, self.handle, stream_handle(stream))
         return self
 
     def synchronize(self) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ... import config
 from ..._errors import HipError
+from ...runtime._dlpack import kDLCPU
 from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
 from . import _lib
 from .compiler import Binary, compile_source, module_file, private_copy
@@ -70,6 +71,7 @@ class CpuPlatform(Platform):
     """The CPU as one HIP device (warp size 64, or HIPKIT_CPU_WARP_SIZE)."""
 
     name = "cpu"
+    dlpack_device_type = kDLCPU
 
     def __init__(self) -> None:
         try:
@@ -230,9 +232,35 @@ class CpuPlatform(Platform):
         # C call; every reset of this process's runtime goes through reset().
         return self._generation
 
+    # ------------------------------------------------------------------ several devices
+
+    def can_access_peer(self, device: int, peer: int) -> bool:
+        self._check_device(device)
+        self._check_device(peer)
+        return False  # one device: it has no peer
+
+    def enable_peer_access(self, device: int, peer: int) -> None:
+        self._check_device(device)
+        self._check_device(peer)
+        raise HipError(1, "a device cannot be its own peer")
+
+    disable_peer_access = enable_peer_access
+
+    def memcpy_peer(self, dst_device, dst, src_device, src, nbytes, stream, asynchronous) -> None:
+        self._check_device(dst_device)
+        self._check_device(src_device)
+        self.memcpy(0, dst, src, nbytes, 3, stream, asynchronous)
+
     # ------------------------------------------------------------------ code
 
-    def compile(self, source, target, *, name, options, name_expressions, headers) -> Binary:
+    @staticmethod
+    def parse_target(text: str) -> Target | None:
+        if text in ("cpu", _platform.machine()):
+            return Target("cpu", _platform.machine(), config.get("HIPKIT_CPU_WARP_SIZE"))
+        return None
+
+    @staticmethod
+    def compile(source, target, *, name, options, name_expressions, headers) -> Binary:
         if target.platform != "cpu":
             raise ValueError(f"the CPU platform cannot compile for {target}")
         return compile_source(
@@ -244,7 +272,8 @@ class CpuPlatform(Platform):
             warp_size=target.warp_size,
         )
 
-    def binary_bytes(self, binary: Binary) -> bytes:
+    @staticmethod
+    def binary_bytes(binary: Binary) -> bytes:
         return binary.path.read_bytes()
 
     def load_module(self, device: int, binary: Binary | bytes) -> int:
@@ -292,6 +321,11 @@ class CpuPlatform(Platform):
             self._lib.hkrt_module_get_global(module, name.encode(), ctypes.byref(ptr), ctypes.byref(size))
         )
         return ptr.value or 0, size.value
+
+    def set_max_dynamic_shared(self, device, function, nbytes) -> None:
+        limit = self._info.shared_mem_per_block - function.static_shared_bytes
+        if not 0 <= nbytes <= limit:
+            raise HipError(1, f"{function.name} can have at most {limit} bytes of dynamic shared memory")
 
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         code = self._lib.hkrt_launch_packed(

@@ -1,0 +1,51 @@
+// hipkit NVIDIA platform: HIP's device dialect on CUDA, for NVRTC.
+//
+// Pre-included into every kernel source compiled for an NVIDIA target
+// (NVRTC --pre-include), after NVRTC's own built-in CUDA declarations:
+// threadIdx & co., math functions, atomics, __shfl_sync, printf.  This header
+// adds what HIP has and CUDA lacks: HIP's vector types (with constructors and
+// operators), __half without cuda_fp16.h, the warp operations without masks,
+// 64-bit __ballot, the atomics HIP has for more types, and HIP-only names.
+// Where HIP (on AMD) and CUDA differ, it follows the CPU platform's headers,
+// so that one source means the same on every platform.
+//
+// NVRTC has no system headers: the C library's types and constants are
+// defined here, and <cstdio>, <cassert> & co. in this include directory map
+// onto this header.
+#pragma once
+
+#define __HIPKIT_NVIDIA__ 1
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+#define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+#define hipGridDim_x (gridDim.x)
+#define hipGridDim_y (gridDim.y)
+#define hipGridDim_z (gridDim.z)
+
+// Small library functions, inlined as the GPU compiler would anyway.  Those
+// that are not templates are made templates with one defaulted parameter (as
+// on the CPU platform): NVRTC then only parses their bodies, and compiles
+// just the functions a kernel uses.  Every kernel compile pays for this
+// header, and this cuts its cost several-fold.
+#define __HK_INLINE __device__ __forceinline__
+#define __HK_FN template <class = void> __HK_INLINE
+
+#include "libc.h"
+#include "traits.h"
+#include "vector_types.h"
+#include "half.h"
+#include "intrinsics.h"
+#include "atomics.h"
+#include "warp.h"
+#include "params.h"
+#include "device_assert.h"

@@ -1,0 +1,141 @@
+// hipkit NVIDIA platform: the HIP intrinsics CUDA lacks (part of device.h):
+// bit-field extract and insert, __fns32/64, HIP's clocks, __lane_id, and
+// cache-hinted loads and stores of any type.
+#pragma once
+
+// HIP's bit-field extract and insert (offset and width taken modulo 32/64).
+__HK_FN unsigned int __bitextract_u32(unsigned int src, unsigned int offset, unsigned int width) {
+  offset &= 31;
+  width &= 31;
+  return width == 0 ? 0u : (src >> offset) & ((1u << width) - 1);
+}
+__HK_FN unsigned long long __bitextract_u64(unsigned long long src, unsigned int offset,
+                                            unsigned int width) {
+  offset &= 63;
+  width &= 63;
+  return width == 0 ? 0ull : (src >> offset) & ((1ull << width) - 1);
+}
+__HK_FN unsigned int __bitinsert_u32(unsigned int src, unsigned int ins, unsigned int offset,
+                                     unsigned int width) {
+  offset &= 31;
+  const unsigned int mask = (1u << (width & 31)) - 1;
+  return (src & ~(mask << offset)) | ((ins & mask) << offset);
+}
+__HK_FN unsigned long long __bitinsert_u64(unsigned long long src, unsigned long long ins,
+                                           unsigned int offset, unsigned int width) {
+  offset &= 63;
+  const unsigned long long mask = (1ull << (width & 63)) - 1;
+  return (src & ~(mask << offset)) | ((ins & mask) << offset);
+}
+
+// The position of the |offset|-th set bit of mask counting up (offset > 0) or
+// down (offset < 0) from bit base, inclusive; offset 0 asks whether bit base
+// itself is set.  -1 if there is no such bit.
+__HK_FN int __fns64(unsigned long long mask, unsigned int base, int offset) {
+  if (base > 63) return -1;
+  if (offset == 0) return (mask >> base) & 1 ? int(base) : -1;
+  if (offset > 0) {
+    unsigned long long m = mask & (~0ull << base);
+    for (int n = 1; m != 0; ++n, m &= m - 1)
+      if (n == offset) return __ffsll(static_cast<long long>(m)) - 1;
+    return -1;
+  }
+  unsigned long long m = base == 63 ? mask : mask & ((2ull << base) - 1);
+  for (int n = -1; m != 0; --n) {
+    const int top = 63 - __clzll(static_cast<long long>(m));
+    if (n == offset) return top;
+    m &= ~(1ull << top);
+  }
+  return -1;
+}
+__HK_FN int __fns32(unsigned long long mask, unsigned int base, int offset) {
+  return base > 31 ? -1 : __fns64(mask & 0xffffffffull, base, offset);
+}
+
+__HK_FN long long __clock64() { return clock64(); }
+__HK_FN long long __clock() { return clock64(); }
+// A constant-rate clock in nanoseconds (hipDeviceAttributeWallClockRate is
+// 1000000 kHz).
+__HK_FN long long wall_clock64() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__HK_FN unsigned int __lane_id() {
+  unsigned int lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+
+__HK_FN float saturate(float x) { return __saturatef(x); }
+__HK_FN double __float2double_rn(float x) { return x; }
+
+// ---- Cache-hinted loads and stores of any type --------------------------------
+// CUDA has them for its scalar and vector types; these take any trivially
+// copyable T (HIP's vector types, __half, structs), moved in the widest
+// pieces its alignment allows.
+
+namespace __hk {
+
+template <int Align>
+struct piece;  // the unsigned type of Align bytes (16 at most) that CUDA's hints take
+template <>
+struct piece<1> {
+  using type = unsigned char;
+};
+template <>
+struct piece<2> {
+  using type = unsigned short;
+};
+template <>
+struct piece<4> {
+  using type = unsigned int;
+};
+template <>
+struct piece<8> {
+  using type = cuda_uint2;
+};
+template <>
+struct piece<16> {
+  using type = cuda_uint4;
+};
+
+template <class T>
+struct pieces {
+  using type = typename piece<(alignof(T) < 16 ? alignof(T) : 16)>::type;
+  enum { count = sizeof(T) / sizeof(type) };
+  type part[count];
+};
+
+}  // namespace __hk
+
+#define __HK_LOAD_HINT(name)                                         \
+  template <class T>                                                 \
+  __HK_INLINE T name(const T* p) {                                   \
+    using P = __hk::pieces<T>;                                       \
+    const auto* from = reinterpret_cast<const typename P::type*>(p); \
+    P v;                                                             \
+    for (int i = 0; i < P::count; ++i) v.part[i] = name(from + i);   \
+    return __builtin_bit_cast(T, v);                                 \
+  }
+#define __HK_STORE_HINT(name)                                   \
+  template <class T>                                            \
+  __HK_INLINE void name(T* p, T value) {                        \
+    using P = __hk::pieces<T>;                                  \
+    auto* to = reinterpret_cast<typename P::type*>(p);          \
+    const P v = __builtin_bit_cast(P, value);                   \
+    for (int i = 0; i < P::count; ++i) name(to + i, v.part[i]); \
+  }
+__HK_LOAD_HINT(__ldg)
+__HK_LOAD_HINT(__ldca)
+__HK_LOAD_HINT(__ldcg)
+__HK_LOAD_HINT(__ldcs)
+__HK_LOAD_HINT(__ldlu)
+__HK_LOAD_HINT(__ldcv)
+__HK_STORE_HINT(__stwb)
+__HK_STORE_HINT(__stcg)
+__HK_STORE_HINT(__stcs)
+__HK_STORE_HINT(__stwt)
+#undef __HK_LOAD_HINT
+#undef __HK_STORE_HINT
