@@ -70,7 +70,7 @@ extern "C" __global__ void transpose(float* out, const float* in, int width, int
 }
 
 extern "C" __global__ void warp_reduce(const float* in, float* partial, int n) {
-    __shared__ float warp_sums[1024 / warpSize];
+    __shared__ float warp_sums[32];  // one per warp: 1024 threads, warps of 32 or more
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     float v = i < n ? in[i] : 0.0f;
     for (int offset = warpSize / 2; offset > 0; offset >>= 1) v += __shfl_down(v, offset);
