@@ -76,7 +76,7 @@ def assert_usable(device: hipkit.Device, n: int = 1000) -> None:
 def recovering(device):
     """The device, reset after the test (a sticky error must not outlive it).
     Where a reset cannot clear a sticky error (CUDA), such tests would leave
-    the process's GPU unusable: tests/test_nvidia.py runs them in a child process."""
+    the process's GPU unusable: tests/test_nvidia.py checks that case in a child process."""
     if not device.platform.recovers_from_sticky_errors:
         pytest.skip(f"{device.platform.name}: a sticky error ends the process's use of the device")
     yield device
