@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import info
+from . import doctor, info
 
-_COMMANDS = {"info": info}
+_COMMANDS = {"info": info, "doctor": doctor}
 
 
 def main(argv: list[str] | None = None) -> int:

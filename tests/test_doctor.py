@@ -1,0 +1,507 @@
+"""``hipkit doctor`` on fake machines: a file tree under tmp_path, with a fake environment,
+groups, libraries, commands and Python modules, read through one ``System``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from hipkit._system import System
+from hipkit.cli import doctor, main
+from hipkit.cli.doctor import Check, exit_code, gfx_target, run_checks, visible_count
+
+KFD = "sys/class/kfd/kfd/topology/nodes"
+NVRM_580 = (
+    "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build  "
+    "(dvs-builder@U16-I3-B03-4-3)  Tue Jul 15 21:06:21 UTC 2025\nGCC version:  gcc version 12.2.0\n"
+)
+NVRM_535 = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024\n"
+
+
+def owner_bits(path: Path, mode: int) -> bool:
+    """os.access by the file's owner bits, so chmod expresses access even when tests run as root."""
+    bits = (path.stat().st_mode >> 6) & 7
+    need = (4 if mode & os.R_OK else 0) | (2 if mode & os.W_OK else 0) | (1 if mode & os.X_OK else 0)
+    return bits & need == need
+
+
+def write(root: Path, path: str, text: str = "", mode: int = 0o600) -> Path:
+    target = root / path.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    target.chmod(mode)
+    return target
+
+
+def torch_module(hip: str | None = None, cuda: str | None = None, arch=(), count: int = 1) -> SimpleNamespace:
+    return SimpleNamespace(
+        __version__="2.5.0",
+        version=SimpleNamespace(hip=hip, cuda=cuda),
+        cuda=SimpleNamespace(
+            is_available=lambda: count > 0, device_count=lambda: count, get_arch_list=lambda: list(arch)
+        ),
+    )
+
+
+def fake_system(root: Path, modules: dict | None = None, **changes) -> System:
+    """A healthy machine with nothing of any GPU vendor, unless files under ``root`` add one."""
+    commands = {"g++": "/usr/bin/g++", "hipcc": "/opt/rocm/bin/hipcc"}
+    system = System(
+        root=root,
+        env={},
+        user="alice",
+        group_ids=(44, 109),
+        group_name={44: "video", 109: "render"}.get,
+        access_fn=owner_bits,
+        library_loads=lambda name: name == "libamdhip64.so",
+        find_command=commands.get,
+        run_command=lambda argv, timeout: "g++ (GCC) 12.2.0\nCopyright\n",
+        import_module=(modules or {}).get,
+        cores=8,
+        cache_dir="/home/alice/.cache/hipkit",
+    )
+    return dataclasses.replace(system, **changes)
+
+
+def amd_tree(root: Path, gpus=(90010,)) -> Path:
+    write(root, "/sys/module/amdgpu/version", "6.8.5\n")
+    write(root, "/dev/kfd")
+    write(root, "/dev/dri/renderD128")
+    write(root, "/etc/group", "video:x:44:bob,alice\nrender:x:109:alice\nusers:x:100:\n")
+    write(root, "/etc/passwd", "alice:x:1000:100::/home/alice:/bin/bash\n")
+    write(root, f"{KFD}/0/properties", "cpu_cores_count 64\nsimd_count 0\ngfx_target_version 0\n")
+    for i, version in enumerate(gpus, start=1):
+        write(root, f"{KFD}/{i}/properties", f"simd_count 440\ngfx_target_version {version}\n")
+    write(root, "/opt/rocm/.info/version", "6.2.0-66\n")
+    write(root, "/proc/sys/kernel/osrelease", "6.8.0-45-generic\n")
+    return root
+
+
+def nvidia_tree(root: Path, version: str = NVRM_580, gpus: int = 1) -> Path:
+    write(root, "/proc/driver/nvidia/version", version)
+    for i in range(gpus):
+        (root / f"proc/driver/nvidia/gpus/0000:0{i}:00.0").mkdir(parents=True)
+    write(root, "/dev/nvidia0")
+    write(root, "/dev/nvidiactl")
+    return root
+
+
+ROCM_TORCH = torch_module(hip="6.2.41133-dd7f95766", arch=["gfx90a", "gfx942:xnack-"])
+
+
+def by_name(checks: list[Check], name: str, platform: str | None = None) -> Check:
+    (found,) = [c for c in checks if c.name == name and platform in (None, c.platform)]
+    return found
+
+
+def amd(tmp_path: Path, modules=None, **changes) -> list[Check]:
+    modules = {"torch": ROCM_TORCH} if modules is None else modules
+    return run_checks(fake_system(tmp_path, modules, **changes))
+
+
+# ---- the System seam ----------------------------------------------------------------
+
+
+def test_system_reads_under_its_root(tmp_path):
+    write(tmp_path, "/etc/group", "render:x:109:alice\nvideo:x:44:bob\nusers:x:100:\n")
+    write(tmp_path, "/etc/passwd", "alice:x:1000:100::/home/alice:/bin/bash\n")
+    system = fake_system(tmp_path)
+    assert system.read("/etc/group").startswith("render")
+    assert system.read("/absent") is None and system.listdir("/absent") == []
+    assert system.groups_of_user() == {"render", "users"}  # users: alice's primary group
+    assert system.process_groups() == {"video", "render"}
+
+
+def test_real_system_defaults():
+    system = System()
+    assert system.exists("/proc") and system.env is os.environ
+    assert system.import_module("no_such_module_hipkit") is None
+    assert system.library_loads("libc.so.6") and not system.library_loads("libno_such_library.so")
+    assert system.run_command(["false"], 5) is None
+
+
+# ---- AMD ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "version, target",
+    [(90010, "gfx90a"), (90400, "gfx940"), (90402, "gfx942"), (110000, "gfx1100"), (100300, "gfx1030"),
+     (80003, "gfx803"), (120001, "gfx1201"), (90008, "gfx908")],
+)  # fmt: skip
+def test_gfx_target_decoding(version, target):
+    assert gfx_target(version) == target
+
+
+def test_healthy_amd_machine(tmp_path):
+    checks = amd(amd_tree(tmp_path))
+    amd_checks = [c for c in checks if c.platform == "AMD"]
+    assert {c.status for c in amd_checks} == {"ok"}, [c for c in amd_checks if c.status != "ok"]
+    assert by_name(checks, "GPUs").summary == "gfx90a"
+    assert by_name(checks, "PyTorch").summary == "ROCm 6.2.41133-dd7f95766 build, sees 1 GPU"
+    assert by_name(checks, "NVIDIA GPU").status == "skip"
+    assert exit_code(checks) == 0
+
+
+def test_no_amdgpu_driver(tmp_path):
+    amd_tree(tmp_path)
+    (tmp_path / "sys/module/amdgpu/version").unlink()
+    (tmp_path / "sys/module/amdgpu").rmdir()
+    check = by_name(amd(tmp_path), "amdgpu driver")
+    assert check.status == "fail" and "modprobe amdgpu" in check.fix
+
+
+def test_kfd_missing(tmp_path):
+    (amd_tree(tmp_path) / "dev/kfd").unlink()
+    check = by_name(amd(tmp_path), "/dev/kfd")
+    assert check.status == "fail" and check.summary == "missing: /dev/kfd"
+
+
+@pytest.mark.parametrize("device", ["/dev/kfd", "/dev/dri/renderD128"])
+def test_device_file_not_read_write(tmp_path, device):
+    write(amd_tree(tmp_path), device, mode=0o400)
+    check = by_name(amd(tmp_path), "/dev/kfd" if device == "/dev/kfd" else "/dev/dri/renderD*")
+    assert check.status == "fail" and "not read/write" in check.summary
+    assert "usermod -aG render,video" in check.fix and f"{device}: no read/write" in check.evidence
+
+
+def test_no_render_node(tmp_path):
+    (amd_tree(tmp_path) / "dev/dri/renderD128").unlink()
+    assert by_name(amd(tmp_path), "/dev/dri/renderD*").status == "fail"
+
+
+@pytest.mark.parametrize("group", ["render", "video"])
+def test_user_not_in_group(tmp_path, group):
+    write(amd_tree(tmp_path), "/etc/group", "video:x:44:bob\nrender:x:109:bob\n")
+    check = by_name(amd(tmp_path, group_ids=()), f"group {group}")
+    assert check.status == "fail" and "usermod" in check.fix
+
+
+def test_group_not_active_in_this_login(tmp_path):
+    checks = amd(amd_tree(tmp_path), group_ids=(44,))
+    check = by_name(checks, "group render")
+    assert check.status == "warn" and "log out and back in" in check.summary
+    assert by_name(checks, "group video").status == "ok"
+    assert exit_code(checks) == 1
+
+
+def test_no_gpu_node(tmp_path):
+    amd_tree(tmp_path, gpus=())
+    check = by_name(amd(tmp_path), "GPUs")
+    assert check.status == "fail" and "dmesg" in check.fix
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HIP_VISIBLE_DEVICES": ""},
+        {"ROCR_VISIBLE_DEVICES": ""},
+        {"HSA_VISIBLE_DEVICES": ""},
+        {"CUDA_VISIBLE_DEVICES": ""},
+        {"HIP_VISIBLE_DEVICES": "2"},
+        {"ROCR_VISIBLE_DEVICES": "5,0"},
+        {"ROCR_VISIBLE_DEVICES": "1", "HIP_VISIBLE_DEVICES": "1"},
+    ],
+)
+def test_visibility_hides_every_amd_gpu(tmp_path, env):
+    check = by_name(amd(amd_tree(tmp_path, gpus=(90010, 90010)), env=env), "visible GPUs", "AMD")
+    assert check.status == "fail" and "hipErrorNoDevice" in check.summary
+    assert all(name in check.fix for name in env)
+
+
+@pytest.mark.parametrize(
+    "env, summary",
+    [
+        ({}, "no visibility variable set"),
+        ({"HIP_VISIBLE_DEVICES": "1,0"}, "2 of 2 GPUs visible"),
+        ({"HIP_VISIBLE_DEVICES": "0", "CUDA_VISIBLE_DEVICES": ""}, "1 of 2 GPUs visible"),
+        ({"ROCR_VISIBLE_DEVICES": "GPU-4e2b1c", "HIP_VISIBLE_DEVICES": "0"}, "1 of 2 GPUs visible"),
+    ],
+)
+def test_visibility_leaves_gpus(tmp_path, env, summary):
+    check = by_name(amd(amd_tree(tmp_path, gpus=(90010, 90010)), env=env), "visible GPUs", "AMD")
+    assert (check.status, check.summary) == ("ok", summary)
+
+
+def test_visible_count_stops_at_the_first_invalid_entry():
+    count, evidence = visible_count(4, [("HIP_VISIBLE_DEVICES", "2,7,0")])
+    assert count == 1 and evidence == ["HIP_VISIBLE_DEVICES='2,7,0': 1 of 4 GPUs left"]
+    assert visible_count(4, [("ROCR_VISIBLE_DEVICES", "3,2"), ("HIP_VISIBLE_DEVICES", "1")])[0] == 1
+    assert visible_count(2, [("HIP_VISIBLE_DEVICES", "0,0")])[0] == 1  # a repeat adds no GPU
+
+
+def test_hsa_override_gfx_version(tmp_path):
+    amd_tree(tmp_path)
+    check = by_name(amd(tmp_path, env={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}), "HSA_OVERRIDE_GFX_VERSION")
+    assert check.status == "warn" and "gfx1030" in check.summary and "unset" in check.fix
+    assert by_name(amd(tmp_path), "HSA_OVERRIDE_GFX_VERSION").status == "ok"
+
+
+def test_rocm_version(tmp_path):
+    amd_tree(tmp_path)
+    (tmp_path / "opt/rocm/.info/version").unlink()
+    check = by_name(amd(tmp_path, modules={}), "ROCm")
+    assert check.status == "warn" and "amdgpu-install" in check.fix
+    write(tmp_path, "/opt/rocm-6.1.2/.info/version", "6.1.2-119\n")
+    assert by_name(amd(tmp_path, modules={}), "ROCm").summary == "ROCm 6.1.2-119 in /opt/rocm-6.1.2"
+
+
+def test_rocm_and_torch_hip_mismatch(tmp_path):
+    amd_tree(tmp_path)
+    torch = torch_module(hip="6.1.40091-a8dbc0c19", arch=["gfx90a"])
+    check = by_name(amd(tmp_path, {"torch": torch}), "PyTorch for ROCm")
+    assert check.status == "warn" and check.summary == "built for ROCm 6.1, ROCm 6.2 installed"
+    assert check.fix == "pip install torch --index-url https://download.pytorch.org/whl/rocm6.2"
+
+
+@pytest.mark.parametrize(
+    "torch, summary",
+    [
+        (torch_module(cuda="12.4"), "a CUDA 12.4 build: no AMD GPU"),
+        (torch_module(), "a CPU-only build: no AMD GPU"),
+    ],
+)
+def test_torch_without_rocm_on_an_amd_machine(tmp_path, torch, summary):
+    checks = amd(amd_tree(tmp_path), {"torch": torch})
+    assert (by_name(checks, "PyTorch for ROCm").status, by_name(checks, "PyTorch for ROCm").summary) == (
+        "warn",
+        summary,
+    )
+    assert by_name(checks, "PyTorch gfx targets").status == "skip"
+
+
+def test_torch_absent_on_an_amd_machine(tmp_path):
+    checks = amd(amd_tree(tmp_path), modules={})
+    assert by_name(checks, "PyTorch for ROCm").status == "skip"
+    assert by_name(checks, "PyTorch").summary == "not installed"
+
+
+def test_gfx_target_missing_from_torch(tmp_path):
+    amd_tree(tmp_path, gpus=(110000,))
+    check = by_name(amd(tmp_path), "PyTorch gfx targets")
+    assert check.status == "warn" and check.summary == "gfx1100 not built in"
+
+
+def test_old_kernel(tmp_path):
+    write(amd_tree(tmp_path), "/proc/sys/kernel/osrelease", "5.4.0-150-generic\n")
+    check = by_name(amd(tmp_path), "Linux kernel")
+    assert check.status == "warn" and "5.15" in check.fix
+
+
+def test_hipcc_not_on_path(tmp_path):
+    amd_tree(tmp_path)
+    check = by_name(amd(tmp_path, find_command={"g++": "/usr/bin/g++"}.get), "hipcc")
+    assert check.status == "warn" and check.summary == "not installed"
+    write(tmp_path, "/opt/rocm/bin/hipcc", mode=0o700)
+    check = by_name(amd(tmp_path, find_command={"g++": "/usr/bin/g++"}.get), "hipcc")
+    assert check.summary == "not on PATH" and check.fix == "export PATH=$PATH:/opt/rocm/bin"
+
+
+def test_libamdhip64_does_not_load(tmp_path):
+    write(amd_tree(tmp_path), "/opt/rocm/lib/libamdhip64.so")
+    check = by_name(amd(tmp_path, library_loads=lambda name: False), "libamdhip64.so")
+    assert (
+        check.status == "fail" and "undefined reference to hip" in check.summary and "ldconfig" in check.fix
+    )
+
+
+# ---- NVIDIA ---------------------------------------------------------------------------
+
+
+def nvidia(root: Path, bindings: str | None = "13.0.1", torch=None, **changes) -> list[Check]:
+    modules = {"torch": torch} if torch else {}
+    if bindings:
+        modules["cuda.bindings"] = SimpleNamespace(__version__=bindings)
+    return run_checks(fake_system(root, modules, **changes))
+
+
+def test_healthy_nvidia_machine(tmp_path):
+    checks = nvidia(nvidia_tree(tmp_path), torch=torch_module(cuda="12.8"))
+    assert {c.status for c in checks if c.platform == "NVIDIA"} == {"ok"}
+    assert by_name(checks, "NVIDIA driver").summary == "version 580.65"
+    assert by_name(checks, "cuda-bindings").summary == "cuda-bindings 13.0.1"
+    assert by_name(checks, "AMD GPU").status == "skip"
+    assert exit_code(checks) == 0
+
+
+def test_driver_too_old_for_cuda_bindings(tmp_path):
+    nvidia_tree(tmp_path, NVRM_535)
+    check = by_name(nvidia(tmp_path), "cuda-bindings")
+    assert check.status == "fail" and check.summary == "cuda-bindings 13.0.1 needs a driver >= 580"
+    assert "cuda-bindings==12.*" in check.fix
+    assert by_name(nvidia(tmp_path, bindings="12.9.0"), "cuda-bindings").status == "ok"
+    assert by_name(nvidia(tmp_path, bindings=None), "cuda-bindings").status == "skip"
+
+
+def test_torch_cuda_vs_driver(tmp_path):
+    nvidia_tree(tmp_path, NVRM_535)
+    assert by_name(nvidia(tmp_path, torch=torch_module(cuda="12.1")), "PyTorch for CUDA").status == "ok"
+    assert by_name(nvidia(tmp_path, torch=torch_module(cuda="13.0")), "PyTorch for CUDA").status == "fail"
+    check = by_name(nvidia(tmp_path, torch=torch_module(hip="6.2")), "PyTorch for CUDA")
+    assert check.status == "warn" and "not a CUDA build" in check.summary
+
+
+def test_nvidia_driver_not_loaded(tmp_path):
+    write(tmp_path, "/dev/nvidiactl")
+    check = by_name(nvidia(tmp_path), "NVIDIA driver")
+    assert check.status == "fail" and "modprobe nvidia" in check.fix
+    assert by_name(nvidia(tmp_path), "cuda-bindings").summary == "driver version unknown"
+
+
+def test_nvidia_device_files(tmp_path):
+    nvidia_tree(tmp_path)
+    write(tmp_path, "/dev/nvidiactl", mode=0o400)
+    assert "not read/write" in by_name(nvidia(tmp_path), "device files").summary
+    (tmp_path / "dev/nvidia0").unlink()
+    check = by_name(nvidia(tmp_path), "device files")
+    assert check.status == "fail" and check.summary == "missing: /dev/nvidia0"
+
+
+@pytest.mark.parametrize("value", ["", "1", "-1"])
+def test_cuda_visible_devices_hides_every_gpu(tmp_path, value):
+    checks = nvidia(nvidia_tree(tmp_path), env={"CUDA_VISIBLE_DEVICES": value})
+    check = by_name(checks, "visible GPUs", "NVIDIA")
+    assert check.status == "fail" and "CUDA_VISIBLE_DEVICES=0" in check.fix
+    assert (
+        by_name(nvidia(tmp_path, env={"CUDA_VISIBLE_DEVICES": "0"}), "visible GPUs", "NVIDIA").status == "ok"
+    )
+
+
+# ---- CPU ------------------------------------------------------------------------------
+
+
+def test_cpu_only_machine(tmp_path):
+    checks = run_checks(fake_system(tmp_path))
+    assert [(c.platform, c.status) for c in checks if c.platform in ("AMD", "NVIDIA")] == [
+        ("AMD", "skip"),
+        ("NVIDIA", "skip"),
+    ]
+    assert by_name(checks, "C++ compiler").summary == "g++ (GCC) 12.2.0"
+    assert exit_code(checks) == 0
+
+
+def test_compiler(tmp_path):
+    check = by_name(run_checks(fake_system(tmp_path, env={"HIPKIT_CXX": "clang++"})), "C++ compiler")
+    assert (
+        check.status == "fail" and check.summary == "clang++ not found on PATH" and "HIPKIT_CXX" in check.fix
+    )
+    broken = fake_system(tmp_path, run_command=lambda argv, timeout: None)
+    assert by_name(run_checks(broken), "C++ compiler").summary == "/usr/bin/g++ --version failed"
+
+
+def test_cache_directory(tmp_path):
+    check = by_name(run_checks(fake_system(tmp_path)), "cache directory")
+    assert check.status == "ok" and check.evidence == ["/home/alice/.cache/hipkit: to be created under /"]
+    (tmp_path / "home/alice").mkdir(parents=True, mode=0o500)
+    check = by_name(run_checks(fake_system(tmp_path)), "cache directory")
+    assert check.status == "fail" and "HIPKIT_CACHE_DIR" in check.fix
+
+
+def test_cores(tmp_path):
+    assert by_name(run_checks(fake_system(tmp_path)), "cores").summary == "8 usable"
+    check = by_name(run_checks(fake_system(tmp_path, env={"HIPKIT_CPU_THREADS": "32"})), "cores")
+    assert check.status == "warn" and "oversubscribes 8 cores" in check.summary
+
+
+# ---- frameworks -----------------------------------------------------------------------
+
+
+def cupy_module(is_hip: bool, count: int) -> SimpleNamespace:
+    def get_device_count() -> int:
+        if not count:
+            raise RuntimeError("cudaErrorNoDevice")
+        return count
+
+    return SimpleNamespace(
+        cuda=SimpleNamespace(runtime=SimpleNamespace(is_hip=is_hip, getDeviceCount=get_device_count))
+    )
+
+
+def test_frameworks_on_an_nvidia_machine(tmp_path):
+    nvidia_tree(tmp_path)
+    jax = SimpleNamespace(default_backend=lambda: "gpu", devices=lambda: [SimpleNamespace(platform="gpu")])
+    gpu = SimpleNamespace(physical_devices=[])
+    tf = SimpleNamespace(
+        test=SimpleNamespace(is_built_with_rocm=lambda: False, is_built_with_cuda=lambda: True),
+        config=SimpleNamespace(list_physical_devices=lambda kind: [gpu]),
+    )
+    modules = {"torch": torch_module(), "cupy": cupy_module(False, 0), "jax": jax, "tensorflow": tf}
+    checks = run_checks(fake_system(tmp_path, modules))
+    assert by_name(checks, "PyTorch").summary == "CPU build, sees 1 GPU"
+    torch = dataclasses.replace(fake_system(tmp_path), import_module={"torch": torch_module(count=0)}.get)
+    check = by_name(run_checks(torch), "PyTorch")
+    assert check.status == "warn" and check.summary == "CPU build, sees 0 GPUs of the 1 present"
+    assert by_name(checks, "CuPy").status == "warn"
+    assert by_name(checks, "JAX").summary == "backend gpu build, sees 1 GPU"
+    assert by_name(checks, "TensorFlow").summary == "CUDA build, sees 1 GPU"
+
+
+def test_framework_probe_failing(tmp_path):
+    broken = SimpleNamespace(default_backend=lambda: "cpu", devices=lambda: 1 / 0)
+    check = by_name(run_checks(fake_system(tmp_path, {"jax": broken})), "JAX")
+    assert check.status == "warn" and "division by zero" in check.summary
+
+
+def test_several_gpus_only_one_visible(tmp_path):
+    amd_tree(tmp_path, gpus=(90010, 90010, 90010, 90010))
+    check = by_name(amd(tmp_path, env={"HIP_VISIBLE_DEVICES": "2"}), "several GPUs")
+    assert check.status == "warn" and check.summary == "4 GPUs present, only one visible"
+    assert by_name(amd(tmp_path), "several GPUs").summary == "4 of 4 visible"
+
+
+def test_cupy_on_an_amd_machine(tmp_path):
+    checks = amd(amd_tree(tmp_path), {"cupy": cupy_module(True, 1)})
+    assert (by_name(checks, "CuPy").status, by_name(checks, "CuPy").summary) == (
+        "ok",
+        "ROCm build, sees 1 GPU",
+    )
+
+
+# ---- the command ----------------------------------------------------------------------
+
+
+def cli(monkeypatch, capsys, system: System, *args: str) -> tuple[int, str]:
+    monkeypatch.setattr(doctor, "System", lambda: system)
+    code = main(["doctor", *args])
+    return code, capsys.readouterr().out
+
+
+def test_cli_exit_codes(tmp_path, monkeypatch, capsys):
+    amd_tree(tmp_path)
+    assert cli(monkeypatch, capsys, fake_system(tmp_path, {"torch": ROCM_TORCH}))[0] == 0
+    assert cli(monkeypatch, capsys, fake_system(tmp_path, group_ids=(44,)))[0] == 1
+    assert cli(monkeypatch, capsys, fake_system(tmp_path, env={"HIP_VISIBLE_DEVICES": ""}))[0] == 2
+
+
+def test_cli_text(tmp_path, monkeypatch, capsys):
+    system = fake_system(amd_tree(tmp_path), {"torch": ROCM_TORCH}, group_ids=(44,))
+    code, out = cli(monkeypatch, capsys, system)
+    lines = out.splitlines()
+    assert lines[0] == "AMD" and "Frameworks" in lines and code == 1
+    warn = lines.index("  warn  group render: configured but not active in this login: log out and back in")
+    assert lines[warn + 1] == "          fix: log out and back in (or run: newgrp render)"
+    assert "/dev/kfd: read/write" not in out
+    assert "          /dev/kfd: read/write" in cli(monkeypatch, capsys, system, "--verbose")[1]
+
+
+def test_cli_json(tmp_path, monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, fake_system(tmp_path), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["exit_code"] == 0
+    assert set(report["checks"][0]) == {"platform", "name", "status", "summary", "evidence", "fix"}
+    assert [c["platform"] for c in report["checks"][:2]] == ["AMD", "NVIDIA"]
+
+
+def test_real_machine(capsys):
+    """This machine, read for real: it must not crash; the GPU-less test machine skips both vendors."""
+    checks = run_checks(System())
+    assert exit_code(checks) in (0, 1, 2) and all(c.status in doctor.EXIT_CODES for c in checks)
+    code = main(["doctor", "--verbose"])
+    assert "CPU\n" in capsys.readouterr().out
+    if not (Path("/dev/kfd").exists() or Path("/proc/driver/nvidia").exists()):
+        assert code in (0, 1)
+        assert [c.status for c in checks if c.platform in ("AMD", "NVIDIA")] == ["skip", "skip"]
