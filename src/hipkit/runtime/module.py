@@ -55,7 +55,7 @@ def _resolve_target(target, device: Device) -> Target:
         parsed = platforms.platform_class(name).parse_target(str(target))
         if parsed is not None:
             return parsed
-    raise ValueError(f"unknown target {target!r} (examples: 'cpu', 'sm_90', 'gfx90a')")
+    raise ValueError(f"unknown target {target!r} (examples: 'cpu', 'sm_90')")
 
 
 def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
