@@ -355,13 +355,15 @@ class _Pinned:
 
     def __init__(self, nbytes: int, device: Device):
         platform = device.platform
-        self.ptr = platform.host_malloc(nbytes) if nbytes else 0
+        self.ptr = platform.host_malloc(nbytes)
         self._finalizer = weakref.finalize(self, _free_pinned, platform, self.ptr)
 
 
 def _free_pinned(platform, ptr: int) -> None:
-    if ptr:
+    try:
         platform.host_free(ptr)
+    except HipError:
+        pass  # a sticky error: the memory goes with the next reset, or with the process
 
 
 def empty_pinned(shape, dtype=np.float32, device: Device | None = None) -> np.ndarray:
@@ -372,9 +374,9 @@ def empty_pinned(shape, dtype=np.float32, device: Device | None = None) -> np.nd
     count = int(np.prod(shape, dtype=np.int64))
     if count < 0 or any(n < 0 for n in shape):
         raise ValueError(f"negative dimension in {shape}")
-    owner = _Pinned(count * dtype.itemsize, device or get_device())
     if count == 0:
         return np.empty(shape, dtype)
+    owner = _Pinned(count * dtype.itemsize, device or get_device())
     buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(owner.ptr)
     buffer._hipkit_owner = owner  # type: ignore[attr-defined] # the array's base keeps the memory
     return np.frombuffer(buffer, dtype, count).reshape(shape)
