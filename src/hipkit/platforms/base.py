@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, ClassVar
+
+# The device-library headers every platform shares (include/hipkit_portable):
+# plain C++ over HIP's device API, included by each platform's own headers.
+PORTABLE_INCLUDE_DIR = Path(__file__).parent / "include"
 
 # hipMemcpyKind
 HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT = range(5)

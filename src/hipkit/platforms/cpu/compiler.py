@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ... import _cache, config
 from ..._errors import CompileError, CompileOptionError
+from ..base import PORTABLE_INCLUDE_DIR
 from . import _lib
 from .transform import INCLUDE_DIR, TransformError, transform
 
@@ -94,7 +95,7 @@ def _sources_key() -> str:
     here = Path(__file__).parent
     package = here.parent.parent  # the lexer and parser the transform uses
     files = [*sorted(here.glob("*.py")), package / "lexer.py", package / "cxxparse.py"]
-    files += sorted(INCLUDE_DIR.rglob("*.h"))
+    files += sorted(INCLUDE_DIR.rglob("*.h")) + sorted(PORTABLE_INCLUDE_DIR.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
 
 
@@ -174,7 +175,13 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
     cxx = config.get("HIPKIT_CXX")
     src_name = os.path.basename(name) or "kernel.hip"
     (tmp / src_name).write_text(source)
-    common = [f"-D__HK_WARP_SIZE={warp_size}", "-isystem", str(INCLUDE_DIR)]
+    common = [
+        f"-D__HK_WARP_SIZE={warp_size}",
+        "-isystem",
+        str(INCLUDE_DIR),
+        "-isystem",
+        str(PORTABLE_INCLUDE_DIR),
+    ]
     if headers:
         for include_name, text in headers.items():
             path = tmp / "include" / include_name

@@ -26,7 +26,7 @@ from ... import _cache
 from ..._errors import CompileError, CompileOptionError, HipError
 from ...cxxparse import ParseError, param_type, scan_top_level
 from ...lexer import DIRECTIVE, LexError, Token, tokenize
-from ..base import Param, Target
+from ..base import PORTABLE_INCLUDE_DIR, Param, Target
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 WARP_SIZE = 32
@@ -38,6 +38,7 @@ _FIXED_OPTIONS = (
     "-default-device",
     "--pre-include=hip/hip_runtime.h",
     f"-I{INCLUDE_DIR}",
+    f"-I{PORTABLE_INCLUDE_DIR}",
     "-D__HIP_PLATFORM_NVIDIA__",
     "-D__HIP_PLATFORM_NVCC__",
 )
@@ -161,13 +162,14 @@ def _supported_archs() -> tuple[int, ...]:
 @cache
 def _sources_key() -> str:
     """What the result depends on besides the inputs: this module, the lexer and
-    parser that find the kernels, and the headers."""
+    parser that find the kernels, and the headers (its own and the shared ones)."""
     package = INCLUDE_DIR.parent.parent.parent
     files = [
         Path(__file__),
         package / "lexer.py",
         package / "cxxparse.py",
         *sorted(p for p in INCLUDE_DIR.rglob("*") if p.is_file()),
+        *sorted(PORTABLE_INCLUDE_DIR.rglob("*.h")),
     ]
     return _cache.digest(part for f in files for part in (str(f.relative_to(package)), f.read_bytes()))
 

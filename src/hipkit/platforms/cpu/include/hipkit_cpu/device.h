@@ -50,18 +50,7 @@
 
 constexpr int warpSize = __HK_WARP_SIZE;
 
-#define hipThreadIdx_x (threadIdx.x)
-#define hipThreadIdx_y (threadIdx.y)
-#define hipThreadIdx_z (threadIdx.z)
-#define hipBlockIdx_x (blockIdx.x)
-#define hipBlockIdx_y (blockIdx.y)
-#define hipBlockIdx_z (blockIdx.z)
-#define hipBlockDim_x (blockDim.x)
-#define hipBlockDim_y (blockDim.y)
-#define hipBlockDim_z (blockDim.z)
-#define hipGridDim_x (gridDim.x)
-#define hipGridDim_y (gridDim.y)
-#define hipGridDim_z (gridDim.z)
+#include "hipkit_portable/index.h"
 
 #include "vector_types.h"
 #include "device_intrinsics.h"

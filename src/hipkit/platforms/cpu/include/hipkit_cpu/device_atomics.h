@@ -115,40 +115,6 @@ __HK_FN __half2 atomicAdd(__half2* p, __half2 v) {
 
 // Scoped variants, and HIP's (un)safeAtomic* for floating-point: the same
 // operations; the value converts to the pointee type as in the plain call.
-#define __HK_ATOMIC_ALIAS(alias, name)                                                 \
-  template <class T, class U>                                                          \
-  __HK_INLINE T alias(T* p, U v) {                                                     \
-    return name(p, static_cast<T>(v));                                                 \
-  }
-#define __HK_ATOMIC_SCOPES(name)                                                       \
-  __HK_ATOMIC_ALIAS(name##_system, name)                                               \
-  __HK_ATOMIC_ALIAS(name##_block, name)
-__HK_ATOMIC_SCOPES(atomicAdd)
-__HK_ATOMIC_SCOPES(atomicSub)
-__HK_ATOMIC_SCOPES(atomicExch)
-__HK_ATOMIC_SCOPES(atomicMin)
-__HK_ATOMIC_SCOPES(atomicMax)
-__HK_ATOMIC_SCOPES(atomicInc)
-__HK_ATOMIC_SCOPES(atomicDec)
-__HK_ATOMIC_SCOPES(atomicAnd)
-__HK_ATOMIC_SCOPES(atomicOr)
-__HK_ATOMIC_SCOPES(atomicXor)
-__HK_ATOMIC_ALIAS(safeAtomicAdd, atomicAdd)
-__HK_ATOMIC_ALIAS(unsafeAtomicAdd, atomicAdd)
-__HK_ATOMIC_ALIAS(safeAtomicMin, atomicMin)
-__HK_ATOMIC_ALIAS(unsafeAtomicMin, atomicMin)
-__HK_ATOMIC_ALIAS(safeAtomicMax, atomicMax)
-__HK_ATOMIC_ALIAS(unsafeAtomicMax, atomicMax)
-#undef __HK_ATOMIC_SCOPES
-#undef __HK_ATOMIC_ALIAS
-
-template <class T, class U, class V>
-__HK_INLINE T atomicCAS_system(T* p, U compare, V v) {
-  return atomicCAS(p, static_cast<T>(compare), static_cast<T>(v));
-}
-template <class T, class U, class V>
-__HK_INLINE T atomicCAS_block(T* p, U compare, V v) {
-  return atomicCAS(p, static_cast<T>(compare), static_cast<T>(v));
-}
+#include "hipkit_portable/atomic_scopes.h"
 
 #endif  // HIPKIT_CPU_DEVICE_ATOMICS_H

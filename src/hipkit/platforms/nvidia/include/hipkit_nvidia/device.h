@@ -19,18 +19,7 @@
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
-#define hipThreadIdx_x (threadIdx.x)
-#define hipThreadIdx_y (threadIdx.y)
-#define hipThreadIdx_z (threadIdx.z)
-#define hipBlockIdx_x (blockIdx.x)
-#define hipBlockIdx_y (blockIdx.y)
-#define hipBlockIdx_z (blockIdx.z)
-#define hipBlockDim_x (blockDim.x)
-#define hipBlockDim_y (blockDim.y)
-#define hipBlockDim_z (blockDim.z)
-#define hipGridDim_x (gridDim.x)
-#define hipGridDim_y (gridDim.y)
-#define hipGridDim_z (gridDim.z)
+#include "hipkit_portable/index.h"
 
 // Small library functions, inlined as the GPU compiler would anyway.  Those
 // that are not templates are made templates with one defaulted parameter (as

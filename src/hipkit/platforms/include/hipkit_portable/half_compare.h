@@ -1,0 +1,74 @@
+// hipkit: __half comparisons, NaN tests, max and min.
+// Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
+// device headers, which define __HK_FN and __HK_INLINE and include this.
+#pragma once
+
+// ---- Comparisons -----------------------------------------------------------
+// The "u" forms are unordered: also true when either operand is NaN.  The
+// __half2 forms give 1.0 or 0.0 per half; the __hb...2 forms are true when
+// true for both halves.
+
+#define __HK_HALF_CMP(name, expr)                                                       \
+  __HK_FN bool __h##name(__half a, __half b) {                                      \
+    const float x = float(a), y = float(b);                                             \
+    return expr;                                                                        \
+  }                                                                                     \
+  __HK_FN __half2 __h##name##2(__half2 a, __half2 b) {                              \
+    return __half2(__half_raw{static_cast<unsigned short>(__h##name(a.x, b.x) ? 0x3c00 : 0)}, \
+                   __half_raw{static_cast<unsigned short>(__h##name(a.y, b.y) ? 0x3c00 : 0)}); \
+  }                                                                                     \
+  __HK_FN bool __hb##name##2(__half2 a, __half2 b) {                                \
+    return __h##name(a.x, b.x) && __h##name(a.y, b.y);                                  \
+  }
+__HK_HALF_CMP(eq, x == y)
+__HK_HALF_CMP(ne, x < y || x > y)
+__HK_HALF_CMP(lt, x < y)
+__HK_HALF_CMP(le, x <= y)
+__HK_HALF_CMP(gt, x > y)
+__HK_HALF_CMP(ge, x >= y)
+__HK_HALF_CMP(equ, !(x < y || x > y))
+__HK_HALF_CMP(neu, !(x == y))
+__HK_HALF_CMP(ltu, !(x >= y))
+__HK_HALF_CMP(leu, !(x > y))
+__HK_HALF_CMP(gtu, !(x <= y))
+__HK_HALF_CMP(geu, !(x < y))
+#undef __HK_HALF_CMP
+
+__HK_FN bool __hisnan(__half a) { return (a.__x & 0x7fffu) > 0x7c00u; }
+__HK_FN bool __hisinf(__half a) { return (a.__x & 0x7fffu) == 0x7c00u; }
+__HK_FN __half2 __hisnan2(__half2 a) {
+  return __half2(__half_raw{static_cast<unsigned short>(__hisnan(a.x) ? 0x3c00 : 0)},
+                 __half_raw{static_cast<unsigned short>(__hisnan(a.y) ? 0x3c00 : 0)});
+}
+__HK_FN __half2 __hisinf2(__half2 a) {
+  return __half2(__half_raw{static_cast<unsigned short>(__hisinf(a.x) ? 0x3c00 : 0)},
+                 __half_raw{static_cast<unsigned short>(__hisinf(a.y) ? 0x3c00 : 0)});
+}
+
+// fmax/fmin semantics (a NaN operand is ignored); the _nan forms propagate it.
+__HK_FN __half __hmax(__half a, __half b) {
+  const float x = float(a), y = float(b);
+  return x > y || y != y ? a : b;
+}
+__HK_FN __half __hmin(__half a, __half b) {
+  const float x = float(a), y = float(b);
+  return x < y || y != y ? a : b;
+}
+__HK_FN __half __hmax_nan(__half a, __half b) {
+  return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b);
+}
+__HK_FN __half __hmin_nan(__half a, __half b) {
+  return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b);
+}
+__HK_FN __half2 __hmax2(__half2 a, __half2 b) {
+  return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y));
+}
+__HK_FN __half2 __hmin2(__half2 a, __half2 b) {
+  return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y));
+}
+__HK_FN __half2 __hmax2_nan(__half2 a, __half2 b) {
+  return __half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y));
+}
+__HK_FN __half2 __hmin2_nan(__half2 a, __half2 b) {
+  return __half2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y));
+}
