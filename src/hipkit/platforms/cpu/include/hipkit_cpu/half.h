@@ -197,37 +197,7 @@ __HK_LAZY __half half_in_mode(double v, int mode) {
 }
 }  // namespace __hk
 
-#ifndef HIP_NO_HALF
-typedef __half half;
-typedef __half2 half2;
-#endif
-
-#define HIPRT_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
-#define HIPRT_MAX_NORMAL_FP16 __ushort_as_half((unsigned short)0x7BFFU)
-#define HIPRT_MIN_DENORM_FP16 __ushort_as_half((unsigned short)0x0001U)
-#define HIPRT_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
-#define HIPRT_NEG_ZERO_FP16 __ushort_as_half((unsigned short)0x8000U)
-#define HIPRT_ONE_FP16 __ushort_as_half((unsigned short)0x3C00U)
-#define HIPRT_ZERO_FP16 __ushort_as_half((unsigned short)0x0000U)
-
-// ---- Bit casts and moves ---------------------------------------------------
-
-__HK_FN constexpr unsigned short __half_as_ushort(__half h) { return h.__x; }
-__HK_FN constexpr short __half_as_short(__half h) { return static_cast<short>(h.__x); }
-__HK_FN constexpr __half __ushort_as_half(unsigned short x) { return __half_raw{x}; }
-__HK_FN constexpr __half __short_as_half(short x) {
-  return __half_raw{static_cast<unsigned short>(x)};
-}
-__HK_FN constexpr __half2 make_half2(__half x, __half y) { return __half2(x, y); }
-__HK_FN constexpr __half2 __halves2half2(__half x, __half y) { return __half2(x, y); }
-__HK_FN constexpr __half2 __half2half2(__half x) { return __half2(x, x); }
-__HK_FN constexpr __half __low2half(__half2 v) { return v.x; }
-__HK_FN constexpr __half __high2half(__half2 v) { return v.y; }
-__HK_FN constexpr __half2 __low2half2(__half2 v) { return __half2(v.x, v.x); }
-__HK_FN constexpr __half2 __high2half2(__half2 v) { return __half2(v.y, v.y); }
-__HK_FN constexpr __half2 __lows2half2(__half2 a, __half2 b) { return __half2(a.x, b.x); }
-__HK_FN constexpr __half2 __highs2half2(__half2 a, __half2 b) { return __half2(a.y, b.y); }
-__HK_FN constexpr __half2 __lowhigh2highlow(__half2 v) { return __half2(v.y, v.x); }
+#include "hipkit_portable/half_bits.h"
 
 // ---- Conversions -----------------------------------------------------------
 
