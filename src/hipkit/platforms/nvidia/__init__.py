@@ -160,6 +160,13 @@ class NvidiaPlatform(Platform):
         if result[0]:
             raise self._error(result[0], what)
 
+    def _ready(self, result) -> bool:
+        """A query's answer: False while work is pending (CUDA_ERROR_NOT_READY)."""
+        if result[0] == _NOT_READY:
+            return False
+        self._check(result)
+        return True
+
     def _context(self, device: int):
         if not 0 <= device < len(self._devices):
             raise HipError(101, f"no NVIDIA device {device}; {len(self._devices)} visible")
@@ -292,11 +299,7 @@ class NvidiaPlatform(Platform):
 
     def stream_query(self, device, stream) -> bool:
         self._use(device)
-        (err,) = self._cu.cuStreamQuery(stream)
-        if err == _NOT_READY:
-            return False
-        self._check((err,))
-        return True
+        return self._ready(self._cu.cuStreamQuery(stream))
 
     def stream_wait_event(self, device, stream, event) -> None:
         self._use(device)
@@ -321,11 +324,7 @@ class NvidiaPlatform(Platform):
 
     def event_query(self, device, event) -> bool:
         self._use(device)
-        (err,) = self._cu.cuEventQuery(event)
-        if err == _NOT_READY:
-            return False
-        self._check((err,))
-        return True
+        return self._ready(self._cu.cuEventQuery(event))
 
     def event_elapsed(self, device, start, stop) -> float:
         self._use(device)
