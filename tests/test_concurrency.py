@@ -121,11 +121,11 @@ while not os.path.exists(go):
         sys.exit("no go signal")
     time.sleep(0.001)
 source = open(sys.argv[3]).read()
-host = np.load(sys.argv[4])
+host = np.fromfile(sys.argv[4], np.int32)
 kernel = hipkit.compile(source, device=device).get_function("add_constant")
 x = hipkit.to_device(host, device=device)
 kernel[(host.size + 255) // 256, 256](x, host.size)
-np.save(sys.argv[5], x.get())
+x.get().tofile(sys.argv[5])
 """
 
 
@@ -143,7 +143,10 @@ def test_processes_compiling_the_same_new_source_into_one_cache(device, rng, tmp
     source, constant = unique_source(rng)
     (tmp_path / "kernel.hip").write_text(source)
     host = rng.integers(-1000, 1000, N, dtype=np.int32)
-    np.save(tmp_path / "input.npy", host)
+    # Raw int32 files: on the GPU machine under pytest-xdist, the child read part of an
+    # .npy header written here as NUL bytes (cause not found) and np.load failed; raw
+    # data has no header to parse, and a wrong read still fails the comparison below.
+    host.tofile(tmp_path / "input.bin")
     (tmp_path / "child.py").write_text(CHILD)
     go = tmp_path / "go"
     children = []
@@ -154,8 +157,8 @@ def test_processes_compiling_the_same_new_source_into_one_cache(device, rng, tmp
             str(tmp_path / f"ready{i}"),
             str(go),
             str(tmp_path / "kernel.hip"),
-            str(tmp_path / "input.npy"),
-            str(tmp_path / f"out{i}.npy"),
+            str(tmp_path / "input.bin"),
+            str(tmp_path / f"out{i}.bin"),
         ]
         children.append(
             subprocess.Popen(
@@ -181,7 +184,7 @@ def test_processes_compiling_the_same_new_source_into_one_cache(device, rng, tmp
     for c, (_, err) in zip(children, outputs, strict=True):
         assert c.returncode == 0, err
     for i in range(2):
-        np.testing.assert_array_equal(np.load(tmp_path / f"out{i}.npy"), host + constant)
+        np.testing.assert_array_equal(np.fromfile(tmp_path / f"out{i}.bin", np.int32), host + constant)
     # The cache entry they left is whole: this process loads it and gets the same result.
     kernel = hipkit.compile(source, device=device).get_function("add_constant")
     x = hipkit.to_device(host, device=device)

@@ -175,12 +175,12 @@ class NvidiaPlatform(Platform):
             with self._lock:
                 if self._contexts[device] is None:
                     ctx = self._get(self._cu.cuDevicePrimaryCtxRetain(self._devices[device]))
+                    self._contexts[device] = ctx  # held once, even if what follows fails
+                    self._tls.key = None
                     # HIP's stacks are deeper than CUDA's 1 KiB default: recursive device code
                     # that runs on AMD GPUs and the CPU must not fault here.
                     self._check(self._cu.cuCtxSetCurrent(ctx))
                     self._check(self._cu.cuCtxSetLimit(self._cu.CUlimit.CU_LIMIT_STACK_SIZE, _STACK_BYTES))
-                    self._tls.key = None
-                    self._contexts[device] = ctx
                 ctx = self._contexts[device]
         return ctx
 
@@ -353,14 +353,15 @@ class NvidiaPlatform(Platform):
                 self._tls.key = None
                 self._generations[device] += 1
                 self._modules = {h: m for h, m in self._modules.items() if m.device != device}
-        self._use(device)
-        (err,) = self._cu.cuCtxSynchronize()
-        if err:
-            raise self._error(
-                err,
+        try:
+            self._use(device)
+            self._check(self._cu.cuCtxSynchronize())
+        except HipError as error:
+            raise HipError(
+                int(error.code),
                 "CUDA cannot clear this error in a running process: restart the process to use "
-                f"NVIDIA device {device} again",
-            )
+                f"NVIDIA device {device} again ({error.detail})",
+            ) from None
 
     def reset_generation(self, device: int) -> int:
         return self._generations[device]
