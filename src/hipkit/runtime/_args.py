@@ -10,6 +10,7 @@ next offset aligned to its alignment, as CUDA's parameter buffer.
 from __future__ import annotations
 
 import ctypes
+import functools
 import numbers
 import struct
 from collections.abc import Callable
@@ -25,7 +26,15 @@ _FLOAT_CODES = {2: "e", 4: "f", 8: "d"}
 
 
 class Packer:
-    """Packs the arguments of one kernel; made once per kernel."""
+    """Packs the arguments of one kernel; made once per kernel.
+
+    ``pack(args)`` is generated for the kernel's parameter list as one
+    straight-line function (as ``collections.namedtuple`` makes its methods):
+    the common argument types (a live array of the kernel's device, an ``int``
+    in range, a ``float``) are taken inline; anything else goes through the
+    parameter's converter, which also gives the errors.  A launch is Python's
+    hot path, and this halves its packing time against a loop over converters.
+    """
 
     def __init__(self, params: tuple[Param, ...], kernel_name: str, device):
         self.params = params
@@ -35,6 +44,7 @@ class Packer:
         fmt = ["="]
         offset = 0
         self._converters: list[Callable[[Any], Any]] = []
+        inline: list[str] = []
         for index, p in enumerate(params):
             pad = -offset % max(p.align, 1)
             if pad:
@@ -43,23 +53,43 @@ class Packer:
             code, convert = self._converter(index, p)
             fmt.append(code)
             self._converters.append(convert)
+            inline.append(_inline_conversion(index, p))
             offset += p.size
         self.size = offset
         self._struct = struct.Struct("".join(fmt))
-        if not params:
-            self.pack = self._pack_nothing  # type: ignore[method-assign] # the empty kernel's launch, fast
+        self.pack: Callable[[tuple], bytes] = self._generate(inline)
 
-    def pack(self, args: tuple) -> bytes:
-        if len(args) != len(self.params):
-            raise TypeError(
-                f"kernel {self.kernel_name} takes {len(self.params)} argument(s), {len(args)} given"
-            )
-        return self._struct.pack(*[convert(a) for convert, a in zip(self._converters, args, strict=False)])
+    def _generate(self, inline: list[str]) -> Callable[[tuple], bytes]:
+        count = len(inline)
+        names = "".join(f"a{i}, " for i in range(count))
+        lines = [
+            "def pack(args):",
+            f"    if len(args) != {count}:",
+            "        raise arity(len(args))",
+        ]
+        if count:
+            lines.append(f"    {names}= args")
+        if any(p.kind == PARAM_POINTER for p in self.params):
+            lines.append("    g = generation(native)")
+        lines.append(f"    return struct_pack({', '.join(inline)})")
+        namespace: dict[str, Any] = {
+            "arity": self._arity_error,
+            "generation": self.device.platform.reset_generation,
+            "native": self.device._native,
+            "device": self.device,
+            "struct_pack": self._struct.pack,
+            "DeviceArray": DeviceArray,
+            "Allocation": Allocation,
+        }
+        namespace.update((f"c{i}", convert) for i, convert in enumerate(self._converters))
+        exec("\n".join(lines), namespace)  # noqa: S102 - our own text, made from the parameter kinds
+        return namespace["pack"]
 
-    def _pack_nothing(self, args: tuple) -> bytes:
-        if args:
-            raise TypeError(f"kernel {self.kernel_name} takes no arguments, {len(args)} given")
-        return b""
+    def _arity_error(self, given: int) -> TypeError:
+        count = len(self.params)
+        if not count:
+            return TypeError(f"kernel {self.kernel_name} takes no arguments, {given} given")
+        return TypeError(f"kernel {self.kernel_name} takes {count} argument(s), {given} given")
 
     def _fail(self, index: int, what: str, value: Any) -> TypeError:
         return TypeError(
@@ -68,29 +98,15 @@ class Packer:
 
     def _converter(self, index: int, p: Param) -> tuple[str, Callable[[Any], Any]]:
         if p.kind == PARAM_POINTER:
-            device = self.device
-            generation = device.platform.reset_generation
-            native = device._native
-
-            def pointer(value):
-                # The common case first, cheaply: a live array of this device's own memory.
-                if type(value) is DeviceArray and value.device is device:
-                    owner = value._owner
-                    if type(owner) is Allocation and owner.generation == generation(native):
-                        return value.ptr
-                return self._pointer(index, value)
-
-            return "Q", pointer
+            return "Q", functools.partial(self._pointer, index)
         if p.kind in (PARAM_SIGNED, PARAM_UNSIGNED) and p.size in _INT_CODES:
             signed = p.kind == PARAM_SIGNED
             bits = p.size * 8
-            low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+            low, high = _int_range(p)
             code = _INT_CODES[p.size] if signed else _INT_CODES[p.size].upper()
             kind = f"{'' if signed else 'u'}int{bits}"
 
             def integer(value):
-                if type(value) is int and low <= value <= high:
-                    return value
                 if isinstance(value, (float, complex, np.floating, np.complexfloating)) or not isinstance(
                     value, (numbers.Integral, np.integer, np.bool_)
                 ):
@@ -104,8 +120,6 @@ class Packer:
         if p.kind == PARAM_FLOAT and p.size in _FLOAT_CODES:
 
             def floating(value):
-                if type(value) is float:
-                    return value
                 if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, np.complexfloating):
                     raise self._fail(
                         index, f"expected a real number for a float{p.size * 8} parameter", value
@@ -148,6 +162,28 @@ class Packer:
             if interface is not None:
                 return int(interface["data"][0])
         raise self._fail(index, "expected a device array, a device pointer (int) or None", value)
+
+
+def _int_range(p: Param) -> tuple[int, int]:
+    bits = p.size * 8
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if p.kind == PARAM_SIGNED else (0, (1 << bits) - 1)
+
+
+def _inline_conversion(index: int, p: Param) -> str:
+    """The expression ``pack`` uses for argument ``a{index}``: the common case
+    inline, else the converter ``c{index}``."""
+    a, slow = f"a{index}", f"c{index}(a{index})"
+    if p.kind == PARAM_POINTER:
+        return (
+            f"{a}.ptr if type({a}) is DeviceArray and {a}.device is device and "
+            f"type({a}._owner) is Allocation and {a}._owner.generation == g else {slow}"
+        )
+    if p.kind in (PARAM_SIGNED, PARAM_UNSIGNED) and p.size in _INT_CODES:
+        low, high = _int_range(p)
+        return f"{a} if type({a}) is int and {low} <= {a} <= {high} else {slow}"
+    if p.kind == PARAM_FLOAT and p.size in (4, 8):
+        return f"{a} if type({a}) is float else {slow}"
+    return slow
 
 
 def _as_bytes(value: Any) -> bytes | None:

@@ -26,6 +26,8 @@ from .device import Device, get_device
 from .memory import DeviceArray
 from .stream import Stream, stream_handle
 
+_UNLOADED = -1  # Module._generation once unloaded (reset generations count from 0)
+
 
 def _dim3(value, what: str) -> tuple[int, int, int]:
     """A launch dimension: an int, a sequence of 1-3 ints, or anything with x, y, z."""
@@ -144,7 +146,7 @@ class Module:
     def _check(self) -> None:
         """Raise if the module was unloaded, or freed by a device reset."""
         assert self.device is not None
-        if not self._finalizer.alive:
+        if self._generation == _UNLOADED:
             raise HipError(400, "this module was unloaded")
         if self.device.platform.reset_generation(self.device._native) != self._generation:
             raise HipError(400, "this module was unloaded by a device reset")
@@ -154,6 +156,7 @@ class Module:
         reporting errors; its kernels can no longer be launched."""
         device = self._loaded()
         self._finalizer.detach()
+        self._generation = _UNLOADED  # never a reset generation: launches check only this
         device.platform.unload_module(device._native, self.handle)
 
     @property
@@ -199,6 +202,10 @@ def _unload(device: Device, handle: int, generation: int) -> None:
             pass  # a sticky error: unloaded by the next reset
 
 
+# Launchers a kernel keeps for its 1-D configurations (kernel[n, m]).
+_LAUNCHERS_KEPT = 64
+
+
 class Kernel:
     """A ``__global__`` function of a loaded module."""
 
@@ -206,11 +213,18 @@ class Kernel:
         self.module = module
         self.info = info
         self.device = device
-        self._packer = Packer(info.params, info.name, device)
         self._native = device._native
-        self._reset_generation = device.platform.reset_generation
-        self._platform_launch = device.platform.launch
+        # What a launch needs, without the kernel (a launcher it keeps makes no cycle).
+        self._launch_parts = (
+            module,
+            device._native,
+            info,
+            device.platform.reset_generation,
+            device.platform.launch,
+            Packer(info.params, info.name, device).pack,
+        )
         self._max_dynamic_shared: int | None = None
+        self._launchers: dict[tuple[int, int], _Launcher] = {}
 
     @property
     def name(self) -> str:
@@ -251,26 +265,19 @@ class Kernel:
         on ``stream`` (None: the null stream; or another library's stream, see
         :func:`~hipkit.runtime.stream.stream_handle`).  Returns at once; errors in the
         kernel appear at the next synchronization."""
-        self._launch(
-            _dim3(grid, "grid"),
-            _dim3(block, "block"),
-            int(shared_mem),
-            0 if stream is None else stream_handle(stream),
-            tuple(args),
-        )
-
-    def _launch(self, grid, block, shared_mem: int, stream: int, args: tuple) -> None:
-        """The launch itself, dimensions resolved: kept short, it is the hot path."""
-        module = self.module
-        if module._generation != self._reset_generation(self._native) or not module._finalizer.alive:
-            module._check()
-        self._platform_launch(
-            self._native, self.info, grid, block, shared_mem, stream, self._packer.pack(args)
-        )
+        _Launcher(self, grid, block, shared_mem, stream)(*args)
 
     def __getitem__(self, config) -> _Launcher:
         """``kernel[grid, block]`` or ``kernel[grid, block, shared_mem, stream]``,
         then call with the arguments."""
+        if type(config) is tuple and len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+            # kernel[n, m](...) in a loop: one launcher per 1-D configuration, made once.
+            launcher = self._launchers.get(config)
+            if launcher is None:
+                if len(self._launchers) >= _LAUNCHERS_KEPT:
+                    self._launchers.clear()
+                launcher = self._launchers[config] = _Launcher(self, *config)
+            return launcher
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise TypeError("use kernel[grid, block] or kernel[grid, block, shared_mem, stream]")
         return _Launcher(self, *config)
@@ -283,14 +290,18 @@ class _Launcher:
     """``kernel[grid, block, shared_mem, stream]``: the configuration resolved once,
     so that calling it (again and again) only packs the arguments and launches."""
 
-    __slots__ = ("kernel", "grid", "block", "shared_mem", "stream")
+    __slots__ = ("parts", "grid", "block", "shared_mem", "stream")
 
     def __init__(self, kernel: Kernel, grid, block, shared_mem: int = 0, stream=None):
-        self.kernel = kernel
+        self.parts = kernel._launch_parts
         self.grid = _dim3(grid, "grid")
         self.block = _dim3(block, "block")
         self.shared_mem = int(shared_mem)
         self.stream = 0 if stream is None else stream_handle(stream)
 
     def __call__(self, *args) -> None:
-        self.kernel._launch(self.grid, self.block, self.shared_mem, self.stream, args)
+        """Pack the arguments and launch: kept short, it is the hot path."""
+        module, native, info, reset_generation, launch, pack = self.parts
+        if module._generation != reset_generation(native):
+            module._check()
+        launch(native, info, self.grid, self.block, self.shared_mem, self.stream, pack(args))

@@ -9,6 +9,7 @@ CUDA's errors come back as HIP's codes (:func:`hip_code`).
 from __future__ import annotations
 
 import ctypes
+import struct
 import threading
 from functools import cache
 from typing import Any
@@ -61,25 +62,24 @@ _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
 
 
-class _ArgBuffer:
-    """A kernel's parameter buffer and the ``extra`` array of cuLaunchKernel
-    pointing at it: made once per kernel, so a launch copies the packed
-    arguments in and passes one address."""
+class _ParamSize:
+    """The size of a kernel's parameter buffer, in memory for cuLaunchKernel's
+    ``extra`` (CU_LAUNCH_PARAM_BUFFER_SIZE takes its address)."""
 
-    __slots__ = ("buffer", "size", "extra", "address", "lock")
+    __slots__ = ("value", "address")
 
     def __init__(self, nbytes: int):
-        self.buffer = ctypes.create_string_buffer(max(nbytes, 1))
-        self.size = ctypes.c_size_t(nbytes)
-        self.extra = (ctypes.c_void_p * 5)(
-            _CU_LAUNCH_PARAM_BUFFER_POINTER,
-            ctypes.addressof(self.buffer),
-            _CU_LAUNCH_PARAM_BUFFER_SIZE,
-            ctypes.addressof(self.size),
-            0,
-        )
-        self.address = ctypes.addressof(self.extra) if nbytes else 0
-        self.lock = threading.Lock()
+        self.value = ctypes.c_size_t(nbytes)
+        self.address = ctypes.addressof(self.value)
+
+
+# A launch passes the packed arguments where they are: the data of the bytes
+# object the packer made, whose address is id() plus this offset in CPython.
+# The driver copies the parameters during cuLaunchKernel, while the caller
+# still holds the object, so no buffer, copy or lock is needed.
+_BYTES_DATA = bytes.__basicsize__ - 1
+_EXTRA = struct.Struct("=5Q")  # {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
+assert ctypes.string_at(id(b"hipkit") + _BYTES_DATA, 6) == b"hipkit", "not CPython's bytes layout"
 
 
 class _Module:
@@ -465,7 +465,7 @@ class NvidiaPlatform(Platform):
             static_shared_bytes=self._function_attribute(function, "SHARED_SIZE_BYTES"),
             max_threads_per_block=self._function_attribute(function, "MAX_THREADS_PER_BLOCK"),
             detail=f"{self.target(device).arch}, {registers} registers",
-            native=(function, _ArgBuffer(size)),
+            native=(function, _ParamSize(size)),
         )
 
     def _function_attribute(self, function, name: str) -> int:
@@ -503,15 +503,23 @@ class NvidiaPlatform(Platform):
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:
             self._use(device)
-        cu_function, buffer = function.native
+        cu_function, size = function.native
+        gx, gy, gz = grid  # a flat call: unpacking with * in the call costs more here
+        bx, by, bz = block
         if args:
-            with buffer.lock:
-                ctypes.memmove(buffer.buffer, args, len(args))
-                (err,) = self._cu.cuLaunchKernel(
-                    cu_function, *grid, *block, shared_mem, stream, None, buffer.address
-                )
+            extra = _EXTRA.pack(
+                _CU_LAUNCH_PARAM_BUFFER_POINTER,
+                id(args) + _BYTES_DATA,
+                _CU_LAUNCH_PARAM_BUFFER_SIZE,
+                size.address,
+                0,
+            )
+            extra_address = id(extra) + _BYTES_DATA
         else:
-            (err,) = self._cu.cuLaunchKernel(cu_function, *grid, *block, shared_mem, stream, None, 0)
+            extra_address = 0
+        (err,) = self._cu.cuLaunchKernel(
+            cu_function, gx, gy, gz, bx, by, bz, shared_mem, stream, None, extra_address
+        )
         if not err and self._blocking:
             (err,) = self._cu.cuStreamSynchronize(stream)
             if err:
