@@ -327,6 +327,33 @@ def test_hip_dialect_compiles():
     assert kernel(binary, "fill<__half>").params[1] == Param(2, 2, PARAM_FLOAT)
 
 
+WARP_SIZE_CONSTANT = r"""
+static_assert(warpSize == 32, "warpSize is 32 on NVIDIA GPUs");
+template <int W> __device__ int lanes() { return W; }
+
+extern "C" __global__ void per_warp(int* out) {
+  __shared__ int sums[1024 / warpSize];  // an array bound: a constant expression
+  sums[threadIdx.x / warpSize] = lanes<warpSize>();
+  out[threadIdx.x] = sums[threadIdx.x % warpSize];
+}
+
+struct Layout { int warpSize; };  // a member of that name still declares its own
+
+extern "C" __global__ void shadowed(int* out) {
+  int warpSize = 7;  // and so does a local variable
+  Layout layout{warpSize + 1};
+  out[0] = warpSize + layout.warpSize;
+}
+"""
+
+
+def test_warp_size_is_a_constant_expression():
+    """warpSize folds like a literal 32 (masks and shifts, unrolled loops), as
+    HIP's did on AMD GPUs, and code that declares its own warpSize still compiles."""
+    binary = nvcompile(WARP_SIZE_CONSTANT)
+    assert {k.lookup for k in binary.kernels} == {"per_warp", "shadowed"}
+
+
 def test_warm_cache_is_fast(tmp_path, monkeypatch):
     monkeypatch.setenv("HIPKIT_CACHE_DIR", str(tmp_path))
     source = SCALE + "// a source of its own\n"
