@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -50,14 +51,23 @@ def cpu_entry(report: dict) -> dict:
 
 
 def test_info_lists_the_cpu_platform():
-    """CPU only: the CPU platform is always present."""
+    """CPU only: the CPU platform is always present, with rocminfo's facts
+    labelled by hipDeviceProp_t's names, and the compiler it runs on."""
     done = hipkit_cli("info")
     assert done.returncode == 0, done.stderr
-    assert "cpu" in done.stdout
-    for field in ("warpSize", "maxThreadsPerBlock", "sharedMemPerBlock", "multiProcessorCount"):
-        assert field in done.stdout, field
-    warp = hipkit.Device(0, platform="cpu").warp_size
-    assert any(line.split() == ["warpSize", str(warp)] for line in done.stdout.splitlines())
+    assert "Platform: cpu" in done.stdout
+    props = hipkit.Device(0, platform="cpu").properties
+    rows = {}
+    for line in done.stdout.splitlines():
+        label, _, value = line.strip().partition("  ")
+        rows[label] = value.strip()
+    assert rows["Warp size (warpSize)"] == str(props.warpSize)
+    assert rows["Compute units (multiProcessorCount)"] == str(props.multiProcessorCount)
+    assert rows["Max threads per block (maxThreadsPerBlock)"] == "1024"
+    assert rows["Clock (clockRate)"] == f"{props.clockRate / 1000:.0f} MHz"
+    assert rows["PCI bus id"].startswith("- ")
+    assert rows["ISA"].startswith(platform.machine())
+    assert rows["C++ compiler:"].split()[0] in config.get("HIPKIT_CXX")
 
 
 def test_info_json():
@@ -65,14 +75,19 @@ def test_info_json():
     done = hipkit_cli("info", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
+    assert report["hipkit"] == hipkit.__version__
     cpu = cpu_entry(report)
     assert cpu["available"] is True
+    assert cpu["versions"]["hipkit CPU runtime"] == hipkit.__version__
     (dev,) = cpu["devices"]
     props = hipkit.Device(0, platform="cpu").properties
     assert dev["warpSize"] == props.warpSize
     assert dev["maxThreadsPerBlock"] == props.maxThreadsPerBlock == 1024
     assert dev["sharedMemPerBlock"] == props.sharedMemPerBlock
     assert dev["multiProcessorCount"] == props.multiProcessorCount >= 1
+    assert dev["pciBusId"] is None
+    assert dev["isa"].startswith(f"{platform.machine()}-linux-gnu")
+    assert 0 < dev["memFree"] <= dev["totalGlobalMem"]
     assert report["default"] in [p["name"] for p in report["platforms"] if p["available"]]
 
 

@@ -105,6 +105,29 @@ def gpu_device():
     dev.synchronize()
 
 
+def test_info_reports_what_the_driver_does(gpu_device):
+    """``hipkit info``'s NVIDIA entries against PyTorch's and CuPy's view of the same GPU."""
+    torch = pytest.importorskip("torch")
+    cupy = pytest.importorskip("cupy")
+    from hipkit.cli import info
+
+    (entry,) = [p for p in info.collect()["platforms"] if p["name"] == "nvidia"]
+    cuda = cupy.cuda.runtime.driverGetVersion()
+    assert entry["versions"]["CUDA (driver API)"] == f"{cuda // 1000}.{cuda % 1000 // 10}"
+    assert entry["versions"]["NVRTC"].split(".")[0] == str(cupy.cuda.nvrtc.getVersion()[0])
+    assert len(entry["devices"]) == torch.cuda.device_count()
+    for d in entry["devices"]:
+        props = torch.cuda.get_device_properties(d["index"])
+        assert d["name"] == props.name
+        assert d["pciBusId"].lower() == cupy.cuda.Device(d["index"]).pci_bus_id.lower()
+        assert d["multiProcessorCount"] == props.multi_processor_count
+        assert d["totalGlobalMem"] == props.total_memory
+        assert d["isa"] == f"nvptx64-nvidia-cuda--sm_{props.major}{props.minor}"
+        # cudaDevAttrMemoryClockRate, cudaDevAttrGlobalMemoryBusWidth
+        assert d["memoryClockRate"] == cupy.cuda.runtime.deviceGetAttribute(36, d["index"]) > 0
+        assert d["memoryBusWidth"] == cupy.cuda.runtime.deviceGetAttribute(37, d["index"]) > 0
+
+
 def test_cpu_and_gpu_in_one_process(gpu_device, rng):
     x = rng.random(10_000, dtype=np.float32)
     results = []

@@ -59,6 +59,12 @@ class DeviceProperties:
     regsPerBlock: int  # noqa: N815
     major: int
     minor: int
+    memoryClockRate: int = 0  # noqa: N815 - kHz; 0 where not known
+    memoryBusWidth: int = 0  # noqa: N815 - bits
+    maxSharedMemoryPerMultiProcessor: int = 0  # noqa: N815
+    pciDomainID: int = 0  # noqa: N815 - 0 for a device that is not on PCI (the CPU)
+    pciBusID: int = 0  # noqa: N815
+    pciDeviceID: int = 0  # noqa: N815
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,6 +108,16 @@ class Platform(ABC):
 
     @abstractmethod
     def properties(self, device: int) -> DeviceProperties: ...
+
+    @abstractmethod
+    def isa(self, device: int) -> str:
+        """The instruction set the device's code is compiled for, named as
+        rocminfo names an ISA (e.g. ``amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-``)."""
+
+    @abstractmethod
+    def versions(self) -> dict[str, str]:
+        """The software the platform runs on (drivers, compilers, runtime
+        libraries): name -> version."""
 
     @abstractmethod
     def target(self, device: int) -> Target: ...

@@ -9,10 +9,10 @@ from __future__ import annotations
 import ctypes
 import platform as _platform
 import threading
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
-from ... import config
+from ... import __version__, config
 from ..._errors import HipError
 from ...runtime._dlpack import kDLCPU
 from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
@@ -64,6 +64,26 @@ class _FunctionAttributes(ctypes.Structure):
 
 
 _MODES = ("loop", "split", "fiber")
+# The vector extensions worth knowing about, as /proc/cpuinfo names them (x86, Arm).
+_SIMD_FEATURES = (
+    "sse4_2 avx avx2 fma f16c avx512f avx512bw avx512vl avx512_bf16 avx512_fp16 amx_tile "
+    "asimd asimdhp sve sve2"
+).split()
+
+
+@cache
+def _cpu_flags() -> frozenset[str]:
+    """The first processor's feature flags in /proc/cpuinfo (empty where unreadable)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        if line.startswith(("flags", "Features")):
+            return frozenset(line.partition(":")[2].split())
+    return frozenset()
+
+
 _Dim3 = ctypes.c_uint32 * 3
 
 
@@ -126,7 +146,18 @@ class CpuPlatform(Platform):
             regsPerBlock=i.regs_per_block,
             major=i.compute_capability[0],
             minor=i.compute_capability[1],
+            maxSharedMemoryPerMultiProcessor=i.shared_mem_per_block,
         )
+
+    def isa(self, device: int) -> str:
+        self._check_device(device)
+        features = [f for f in _SIMD_FEATURES if f in _cpu_flags()]
+        isa = f"{_platform.machine()}-linux-gnu, -march=native"
+        return f"{isa} ({' '.join(features)})" if features else isa
+
+    def versions(self) -> dict[str, str]:
+        compiler = _lib.compiler_version().splitlines()
+        return {"C++ compiler": compiler[0] if compiler else "unknown", "hipkit CPU runtime": __version__}
 
     def target(self, device: int) -> Target:
         self._check_device(device)

@@ -109,6 +109,11 @@ def _compiler_version(compiler: tuple[str, ...]) -> str:
     return result.stdout
 
 
+def compiler_version() -> str:
+    """``--version`` of the C++ compiler that builds the runtime and kernels."""
+    return _compiler_version(tuple(_compiler()))
+
+
 # The headers of include/ that the runtime includes (the others are for kernels).
 _CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h")
 

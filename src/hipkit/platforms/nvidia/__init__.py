@@ -9,9 +9,12 @@ CUDA's errors come back as HIP's codes (:func:`hip_code`).
 from __future__ import annotations
 
 import ctypes
+import importlib.metadata
+import re
 import struct
 import threading
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ... import config
@@ -232,7 +235,34 @@ class NvidiaPlatform(Platform):
             regsPerBlock=a(device, "MAX_REGISTERS_PER_BLOCK"),
             major=major,
             minor=minor,
+            memoryClockRate=a(device, "MEMORY_CLOCK_RATE"),
+            memoryBusWidth=a(device, "GLOBAL_MEMORY_BUS_WIDTH"),
+            maxSharedMemoryPerMultiProcessor=a(device, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
+            pciDomainID=a(device, "PCI_DOMAIN_ID"),
+            pciBusID=a(device, "PCI_BUS_ID"),
+            pciDeviceID=a(device, "PCI_DEVICE_ID"),
         )
+
+    def isa(self, device: int) -> str:
+        return f"nvptx64-nvidia-cuda--{self.properties(device).gcnArchName}"
+
+    def versions(self) -> dict[str, str]:
+        found = {}
+        try:
+            text = Path("/proc/driver/nvidia/version").read_text()
+            match = re.search(r"Kernel Module.*?\s(\d+\.\d+(?:\.\d+)?)", text)
+            if match:
+                found["NVIDIA driver"] = match.group(1)
+        except OSError:
+            pass  # not Linux's driver: the CUDA version below still says what it supports
+        cuda = int(self._get(self._cu.cuDriverGetVersion()))
+        found["CUDA (driver API)"] = f"{cuda // 1000}.{cuda % 1000 // 10}"
+        try:
+            found["NVRTC"] = ".".join(map(str, compiler.nvrtc_version()))
+        except RuntimeError as exc:
+            found["NVRTC"] = f"absent: {exc}"
+        found["cuda-bindings"] = importlib.metadata.version("cuda-bindings")
+        return found
 
     def target(self, device: int) -> Target:
         props = self.properties(device)
