@@ -19,7 +19,7 @@ test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
 	$(BIN)/mypy
 
 clean:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import doctor, info
+from . import doctor, hipify, info
 
-_COMMANDS = {"info": info, "doctor": doctor}
+_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,37 @@
+"""hipify: translate CUDA sources to HIP (``hipkit hipify`` on the command line).
+
+Token-accurate, on :mod:`hipkit.lexer`: CUDA names are renamed by the generated name
+table (:mod:`hipkit.hipify.names`, DESIGN.md seam 4), never inside comments or string
+literals; CUDA headers become HIP headers as hipify-clang writes them; a text with
+nothing to translate comes back unchanged, byte for byte.
+
+Example
+-------
+>>> from hipkit import hipify
+>>> r = hipify.translate('#include "cuda_runtime.h"\\ncudaStream_t s;  // a cudaStream_t\\n')
+>>> print(r.text, end="")
+#include "hip/hip_runtime.h"
+hipStream_t s;  // a cudaStream_t
+>>> r.stats.converted, dict(r.stats.libraries)
+(2, {'runtime': 2})
+"""
+
+from .files import FileResult, output_path, translate_file, translate_files
+from .names import Entry, NameTable, table
+from .translator import Diagnostic, Location, Options, Result, Stats, translate
+
+__all__ = [
+    "translate",
+    "translate_file",
+    "translate_files",
+    "output_path",
+    "Options",
+    "Result",
+    "Stats",
+    "Diagnostic",
+    "Location",
+    "FileResult",
+    "Entry",
+    "NameTable",
+    "table",
+]
