@@ -58,17 +58,19 @@ def alternate(hipkit_fn, cupy_fn, repeat: int, batch: int) -> tuple[float, float
     return statistics.median(hk), statistics.median(cp)
 
 
-def host_us(fn, count: int, repeat: int) -> float:
-    """Median host microseconds per call over ``count`` back-to-back calls."""
-    times = []
+def host_us(launchers: dict, count: int, repeat: int) -> dict[str, float]:
+    """Median host microseconds per call of each launcher over ``count``
+    back-to-back calls; the launchers take turns, so all see the same machine."""
+    times: dict[str, list[float]] = {name: [] for name in launchers}
     for _ in range(repeat):
-        cupy.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        for _ in range(count):
-            fn()
-        times.append((time.perf_counter() - t0) / count)
-        cupy.cuda.Device().synchronize()
-    return statistics.median(times) * 1e6
+        for name, fn in launchers.items():
+            cupy.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            for _ in range(count):
+                fn()
+            times[name].append((time.perf_counter() - t0) / count)
+            cupy.cuda.Device().synchronize()
+    return {name: statistics.median(t) * 1e6 for name, t in times.items()}
 
 
 def main() -> int:
@@ -86,10 +88,7 @@ def main() -> int:
 
     # Launch overhead: back-to-back launches of an empty kernel, host time per launch.
     hk_empty, cp_empty = hk["empty"], cp["empty"]
-    launch = {
-        "hipkit": host_us(lambda: hk_empty[1, 1](), 20000, 15),
-        "cupy": host_us(lambda: cp_empty((1,), (1,), ()), 20000, 15),
-    }
+    launchers = {"hipkit": lambda: hk_empty[1, 1](), "cupy": lambda: cp_empty((1,), (1,), ())}
     try:
         from cuda.core import Device as CoreDevice
         from cuda.core import LaunchConfig, Program, ProgramOptions
@@ -97,18 +96,29 @@ def main() -> int:
 
         core = CoreDevice(0)
         core.set_current()
-        core_stream = core.create_stream()
         kernel = (
             Program('extern "C" __global__ void empty() {}', "c++", ProgramOptions(arch="sm_90"))
             .compile("cubin")
             .get_kernel("empty")
         )
         config = LaunchConfig(grid=1, block=1)
-        launch["cuda.core"] = host_us(lambda: core_launch(core_stream, config, kernel), 20000, 15)
-        core_stream.sync()
+        core_stream = core.default_stream
+        launchers["cuda.core"] = lambda: core_launch(core_stream, config, kernel)
     except Exception as exc:  # cuda.core's version on the machine may differ
         print(f"(cuda.core launch not measured: {type(exc).__name__}: {exc})")
+    launch = host_us(launchers, 20000, 15)
     rows.append(("empty kernel launch (host)", launch["hipkit"], launch["cupy"], "us"))
+    # The same with arguments to convert: vector_add on no elements (each library's own idiom).
+    h1, c1, zero = hipkit.empty(1), cupy.empty(1, cupy.float32), np.int32(0)
+    with_args = host_us(
+        {
+            "hipkit": lambda: hk["vector_add"][1, 1](h1, h1, h1, 0),
+            "cupy": lambda: cp["vector_add"]((1,), (1,), (c1, c1, c1, zero)),
+        },
+        20000,
+        15,
+    )
+    rows.append(("4-argument launch (host)", with_args["hipkit"], with_args["cupy"], "us"))
 
     # The seed's vector add at 2^28 floats.
     n = 1 << 28
