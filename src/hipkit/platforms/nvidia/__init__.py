@@ -82,7 +82,7 @@ class _ParamSize:
 # still holds the object, so no buffer, copy or lock is needed.
 _BYTES_DATA = bytes.__basicsize__ - 1
 _EXTRA = struct.Struct("=5Q")  # {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
-assert ctypes.string_at(id(b"hipkit") + _BYTES_DATA, 6) == b"hipkit", "not CPython's bytes layout"
+_BYTES_LAYOUT_KNOWN = ctypes.string_at(id(b"hipkit") + _BYTES_DATA, 6) == b"hipkit"
 
 
 class _Module:
@@ -135,6 +135,8 @@ class NvidiaPlatform(Platform):
         reason = compiler.unavailable_reason()
         if reason:
             raise PlatformUnavailable(reason)
+        if not _BYTES_LAYOUT_KNOWN:
+            raise PlatformUnavailable("launches need CPython's layout of bytes objects; this Python differs")
         self._cu = driver = _driver()
         count = self._get(driver.cuDeviceGetCount())
         if count == 0:
