@@ -111,6 +111,28 @@ def test_invalid_launch_configuration(device, kernel, grid, block, shared):
     assert_usable(device)
 
 
+BAD_DIMENSIONS = {
+    "float grid": (1.0, 4, "grid"),
+    "float block": (1, 4.5, "block"),
+    "float in a grid tuple": ((2, 1.5), 4, "grid"),
+    "str grid": ("4", 4, "grid"),
+    "None grid": (None, 4, "grid"),
+    "None in a block list": (1, [4, None], "block"),
+}
+
+
+@pytest.mark.parametrize("grid, block, named", BAD_DIMENSIONS.values(), ids=BAD_DIMENSIONS.keys())
+def test_launch_dimensions_that_are_not_integers(device, grid, block, named):
+    """A float is never truncated to a dimension: TypeError naming grid or block,
+    also for a kernel whose launches with int dimensions were cached before."""
+    iota = hipkit.compile(SOURCE).get_function("iota")
+    out = hipkit.zeros(4, np.int32)
+    iota[1, 4](out, 4)
+    with pytest.raises(TypeError, match=f"^{named} must be"):
+        iota[grid, block](out, 4)
+    assert_usable(device)
+
+
 def test_limits_themselves_are_valid(device):
     mod = hipkit.compile(SOURCE)
     attributes = mod.get_function("big_static").attributes

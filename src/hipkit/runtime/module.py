@@ -13,6 +13,7 @@ Example
 
 from __future__ import annotations
 
+import operator
 import weakref
 from typing import Any
 
@@ -33,16 +34,19 @@ def _dim3(value, what: str) -> tuple[int, int, int]:
     """A launch dimension: an int, a sequence of 1-3 ints, or anything with x, y, z."""
     if type(value) is int and 0 <= value < 1 << 32:
         return (value, 1, 1)
-    dims: tuple[int, ...]
-    if isinstance(value, (int, np.integer)):
-        dims = (int(value), 1, 1)
-    elif hasattr(value, "x"):
-        dims = (int(value.x), int(getattr(value, "y", 1)), int(getattr(value, "z", 1)))
-    else:
-        items = tuple(int(v) for v in value)
-        if not 1 <= len(items) <= 3:
-            raise HipError(9, f"{what} must have 1 to 3 dimensions, got {len(items)}")
-        dims = items + (1,) * (3 - len(items))
+    items: tuple[int, ...]
+    try:
+        if isinstance(value, (int, np.integer)):
+            items = (int(value),)
+        elif hasattr(value, "x"):
+            items = tuple(operator.index(getattr(value, a, 1)) for a in "xyz")
+        else:
+            items = tuple(operator.index(v) for v in value)
+    except TypeError:  # a float (never truncated), a string, None...
+        raise TypeError(f"{what} must be an int, 1 to 3 ints or a dim3, got {value!r:.60}") from None
+    if not 1 <= len(items) <= 3:
+        raise HipError(9, f"{what} must have 1 to 3 dimensions, got {len(items)}")
+    dims = items + (1,) * (3 - len(items))
     if any(not 0 <= d < 1 << 32 for d in dims):
         raise HipError(9, f"{what} dimensions must be non-negative 32-bit values, got {dims}")
     return dims[0], dims[1], dims[2]
