@@ -376,3 +376,15 @@ def test_unsupported_header_is_kept_and_reported():
     result = translate(source)
     assert result.text == source.replace("cuda.h", "hip/hip_runtime.h")
     assert [(d.rule, d.line, d.col) for d in result.diagnostics] == [("unsupported-header", 2, 12)]
+
+
+def test_launch_of_a_macro_naming_a_template_instance():
+    source = (
+        KERNELS
+        + "#define KERNEL tk<float, 4>\n#define SCALE 2 < 3\nKERNEL<<<1, 2>>>(x);\nk<<<1, 2>>>(x, SCALE);\n"
+    )
+    assert translate(source, options=HIP).text == (
+        "\n#include <hip/hip_runtime.h>\n" + KERNELS + "#define KERNEL tk<float, 4>\n#define SCALE 2 < 3\n"
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(KERNEL), dim3(1), dim3(2), 0, 0, x);\n"
+        "hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x, SCALE);\n"
+    )

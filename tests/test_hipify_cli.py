@@ -194,3 +194,13 @@ def test_roc_and_bytes_kept_through_files(tmp_path, capsysbinary):
     assert capsysbinary.readouterr().out == (
         "\r\n#include <hip/hip_runtime.h>\r\n#include <rocblas.h>\r\n// caf\xe9\r\nrocblas_handle h;\r\n"
     ).encode("latin-1")
+
+
+def test_hipify_clang_options_take_one_dash_too(tmp_path, capsys):
+    src = tmp_path / "b.cu"
+    src.write_text("#include <cublas_v2.h>\ncublasHandle_t h;\nk<<<1, 2>>>(x);\n")
+    assert (
+        main(["hipify", "-roc", "-hip-kernel-execution-syntax", "-o", str(tmp_path / "o.hip"), str(src)]) == 0
+    )
+    out = (tmp_path / "o.hip").read_text()
+    assert "rocblas_handle h;" in out and "hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x);" in out

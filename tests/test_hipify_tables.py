@@ -163,3 +163,89 @@ def test_entries_are_immutable():
     assert isinstance(entry, Entry)
     with pytest.raises(AttributeError):
         entry.hip = "x"  # type: ignore[misc]
+
+
+FAKE_ACTION = """
+const std::string sCudaMallocHost = "cudaMallocHost";
+const std::string sCudaEventCreate = "cudaEventCreate";
+const std::string sCudnnX = "cudnnX";
+const std::string sSolve = "rocsparse_solve_policy_auto";
+std::map<std::string, hipify::FuncOverloadsStruct> FuncOverloads {
+  {sCudaEventCreate,
+    {
+      {
+        {1, {{"hipEventCreate", "", CONV_EVENT, API_RUNTIME, runtime::CUDA_RUNTIME_API_SECTIONS::EVENT},
+             ot_arguments_number, ow_None}},
+        {2, {{"hipEventCreateWithFlags", "", CONV_EVENT, API_RUNTIME, runtime::SECTIONS::EVENT},
+             ot_arguments_number, ow_None}},
+      }
+    }
+  },
+};
+
+std::map<std::string, std::vector<ArgCastStruct>> FuncArgCasts {
+  {sCudaMallocHost,
+    {
+      {
+        {
+          {3, {e_add_const_argument, cw_None, "hipHostMallocDefault"}}
+        }
+      }
+    }
+  },
+  {sCudnnX,
+    {
+      {
+        {
+          {1, {e_move_argument, cw_None, "", 9, 2}},
+          {4, {e_remove_argument, cw_DataLoss}},
+          {5, {e_replace_argument_with_const, cw_None, sSolve}},
+          {0, {e_HIP_SYMBOL, cw_None}},
+          {2, {e_add_const_argument, cw_None, std::to_string(int(HIP_LATEST / 10))}}
+        },
+        true,
+        true
+      }
+    }
+  },
+};
+"""
+
+
+def test_generator_reads_argument_rewrites(tmp_path):
+    generate = load_generator()
+    files = {
+        "src/HipifyAction.cpp": FAKE_ACTION,
+        "src/Statistics.h": "  HIP_6030 = 6030,\n  HIP_LATEST = HIP_6030,\n",
+        # A map entry written with spaces inside its braces counts too.
+        "src/CUDA2HIP.cpp": "const std::map<llvm::StringRef, hipCounter> CUDA_X_MAP {\n"
+        '  { "cudaE", {"hipE", "", CONV_EXECUTION, API_RUNTIME, SEC::EXECUTION} },\n};\n',
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "action"], check=True)
+    source = generate.Source(tmp_path)
+    assert generate.argument_rows(source) == [
+        ["cudaMallocHost", "0", "0", "3", "add", "hipHostMallocDefault", "", "", ""],
+        ["cudnnX", "1", "1", "1", "move", "", "9", "2", ""],
+        ["cudnnX", "1", "1", "4", "remove", "", "", "", "data-loss"],
+        ["cudnnX", "1", "1", "5", "replace", "rocsparse_solve_policy_auto", "", "", ""],
+        ["cudnnX", "1", "1", "0", "wrap", "HIP_SYMBOL", "", "", ""],
+        ["cudnnX", "1", "1", "2", "add", "603", "", "", ""],
+        ["cudaEventCreate", "0", "0", "1", "overload", "hipEventCreate", "", "", ""],
+        ["cudaEventCreate", "0", "0", "2", "overload", "hipEventCreateWithFlags", "", "", ""],
+    ]
+    assert [m.group(1) for m in generate._COUNTER.finditer(files["src/CUDA2HIP.cpp"])] == ["cudaE"]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("HIPKIT_HIPIFY_SOURCE"),
+    reason="needs a HIPIFY checkout: set HIPKIT_HIPIFY_SOURCE to its path to regenerate and diff the table",
+)
+def test_checked_in_argument_table_is_what_the_generator_makes(tmp_path):
+    assert load_generator().main([os.environ["HIPKIT_HIPIFY_SOURCE"], "-o", str(tmp_path / "names.tsv")]) == 0
+    assert (tmp_path / "arguments.tsv").read_text() == (CHECKED_IN.parent / "arguments.tsv").read_text()

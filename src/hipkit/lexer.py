@@ -17,9 +17,8 @@ Example
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "Token",
@@ -54,8 +53,10 @@ class LexError(ValueError):
         self.col = col
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """One token: its kind, its exact text, its offset in the source and its 1-based
+    line and column.  A named tuple, so that the lexer makes one in a single C call."""
+
     kind: str
     text: str
     start: int  # offset in the source
@@ -74,25 +75,37 @@ _PUNCTUATORS = sorted(
     reverse=True,
 )
 
-_MASTER = re.compile(
+_SPACE = r"(?:[ \t\r\n\f\v]|\\\r?\n)+"
+_COMMENT = r"//(?:[^\n\\]|\\.|\\\r?\n)*|/\*.*?\*/"
+# Trivia (whitespace and comments) is matched as the prefix of the token after it, so that
+# the common case costs one match per token; ``keep_trivia`` splits it again with _TRIVIA.
+_TRIVIA = re.compile(rf"(?P<space>{_SPACE})|(?P<comment>{_COMMENT})", re.DOTALL)
+# A token: group 1 is the trivia before it, the named group after it says its kind.  A
+# directive is taken only at the start of a line: elsewhere its '#' is a punctuator, and
+# the lexer goes on after it.
+_TOKEN_ALTERNATIVES = (
     r"""
-    (?P<space>(?:[ \t\r\n\f\v]|\\\r?\n)+)
-  | (?P<comment>//(?:[^\n\\]|\\.|\\\r?\n)*|/\*.*?\*/)
+    (?P<ident>(?!(?:u8|u|U|L)?R?["'])[A-Za-z_$][A-Za-z0-9_$]*)
+  | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9a-zA-Z_.]|'(?=[0-9a-zA-Z]))*)
+  | (?P<directive>\#(?:[^\n\\/]|\\.|\\\r?\n|/\*.*?\*/|/(?![/*]))*(?://[^\n]*)?)
   | (?P<bad_comment>/\*)
+  | (?P<close3>>>>)
+  | (?P<punct>"""
+    + "|".join(re.escape(p) for p in _PUNCTUATORS)
+    + r""")
   | (?P<raw>(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
   | (?P<string>(?:u8|u|U|L)?"(?:[^"\\\n]|\\.|\\\r?\n)*")
   | (?P<char>(?:u8|u|U|L)?'(?:[^'\\\n]|\\.|\\\r?\n)+')
   | (?P<bad_literal>(?:u8|u|U|L)?R?["'])
-  | (?P<number>\.?[0-9](?:[eEpP][+-]|[0-9a-zA-Z_.]|'(?=[0-9a-zA-Z]))*)
-  | (?P<ident>[A-Za-z_$][A-Za-z0-9_$]*)
-  | (?P<punct>"""
-    + "|".join(re.escape(p) for p in _PUNCTUATORS)
-    + r""")
   | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
+  | (?P<eof>\Z)
+    """
 )
-_DIRECTIVE = re.compile(r"[ \t]*#(?:[^\n\\/]|\\.|\\\r?\n|/\*.*?\*/|/(?![/*]))*(?://[^\n]*)?", re.DOTALL)
+_MASTER = re.compile(rf"((?:{_SPACE}|{_COMMENT})*)(?:{_TOKEN_ALTERNATIVES})", re.VERBOSE | re.DOTALL)
+_KINDS = tuple(
+    next((k for k, i in _MASTER.groupindex.items() if i == g), "") for g in range(_MASTER.groups + 1)
+)
+_new_token = tuple.__new__  # Token(...) without a Python-level __new__: the lexer's hot path
 
 
 def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
@@ -110,64 +123,86 @@ def tokenize(text: str, keep_trivia: bool = False) -> list[Token]:
     LexError
         On an unterminated block comment, string or character literal.
     """
-    newlines = [m.start() for m in re.finditer("\n", text)]
-
-    def position(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(newlines, offset - 1)
-        line_start = newlines[line - 1] + 1 if line else 0
-        return line + 1, offset - line_start + 1
-
     tokens: list[Token] = []
     append = tokens.append
-    pos = 0
-    at_line_start = True
+    kinds = _KINDS
+    count = text.count
+    line = 1
+    line_start = 0  # offset of the current line's first character
     launch_depth = 0  # open <<< brackets
-    n = len(text)
-    while pos < n:
-        if at_line_start:
-            m = _DIRECTIVE.match(text, pos)
-            if m:
-                line, col = position(pos)
-                stripped = m.group().lstrip(" \t")
-                lead = len(m.group()) - len(stripped)
-                if lead and keep_trivia:
-                    append(Token(SPACE, m.group()[:lead], pos, line, col))
-                append(Token(DIRECTIVE, stripped, pos + lead, line, col + lead))
-                pos = m.end()
-                continue
-        m = _MASTER.match(text, pos)
-        assert m is not None  # (?P<other>.) matches any character
-        kind = m.lastgroup or "other"
+    pos = 0
+    while True:
+        # One pass of finditer; it is restarted only where a match must be cut short (a
+        # '>>>' closing a launch, a '#' that does not start a line).
+        for m in _MASTER.finditer(text, pos):
+            index = m.lastindex or 0
+            kind = kinds[index]
+            start, end = m.span(index)
+            before = m.start()
+            if before != start:
+                if keep_trivia:
+                    line, line_start = _trivia(text, before, start, line, line_start, append)
+                elif count("\n", before, start):
+                    line += count("\n", before, start)
+                    line_start = text.rfind("\n", before, start) + 1
+            if kind == "ident" or kind == "number":
+                append(_new_token(Token, (kind, text[start:end], start, line, start - line_start + 1)))
+            elif kind == "punct":
+                value = text[start:end]
+                if value == "<<<":
+                    launch_depth += 1
+                append(_new_token(Token, (kind, value, start, line, start - line_start + 1)))
+            elif kind == "close3":  # '>>>': a launch's end, else a '>>' and a '>'
+                if launch_depth:
+                    launch_depth -= 1
+                    append(_new_token(Token, (PUNCT, ">>>", start, line, start - line_start + 1)))
+                    continue
+                append(_new_token(Token, (PUNCT, ">>", start, line, start - line_start + 1)))
+                pos = start + 2
+                break
+            elif kind == "eof":
+                return tokens
+            elif kind == "other":
+                append(_new_token(Token, (PUNCT, text[start:end], start, line, start - line_start + 1)))
+            elif kind == "bad_comment" or kind == "bad_literal":
+                what = "comment" if kind == "bad_comment" else "literal"
+                raise LexError(f"unterminated {what}", line, start - line_start + 1)
+            elif kind == "directive" and not _at_line_start(text, before, start):
+                value = "##" if text.startswith("##", start) else "#"
+                append(_new_token(Token, (PUNCT, value, start, line, start - line_start + 1)))
+                pos = start + len(value)
+                break
+            else:  # directive, string, raw string, char: the kinds whose text may span lines
+                value = text[start:end]
+                append(
+                    _new_token(
+                        Token, (STRING if kind == "raw" else kind, value, start, line, start - line_start + 1)
+                    )
+                )
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rfind("\n") + 1
+        else:
+            return tokens
+
+
+def _trivia(text: str, start: int, end: int, line: int, line_start: int, append) -> tuple[int, int]:
+    """Append the space and comment tokens of ``text[start:end]``; returns the line and
+    line start after them."""
+    for m in _TRIVIA.finditer(text, start, end):
         value = m.group()
-        if kind in ("bad_comment", "bad_literal"):
-            line, col = position(pos)
-            what = "comment" if kind == "bad_comment" else "literal"
-            raise LexError(f"unterminated {what}", line, col)
-        if kind == "space":
-            at_line_start = "\n" in value
-            if keep_trivia:
-                line, col = position(pos)
-                append(Token(SPACE, value, pos, line, col))
-            pos = m.end()
-            continue
-        at_line_start = False
-        if kind == "comment":
-            if keep_trivia:
-                line, col = position(pos)
-                append(Token(COMMENT, value, pos, line, col))
-            pos = m.end()
-            continue
-        if kind == "raw":
-            kind = STRING
-        elif kind == "other":
-            kind = PUNCT
-        elif kind == "punct":
-            if value == "<<<":
-                launch_depth += 1
-            elif value.startswith(">>") and launch_depth and text.startswith(">>>", pos):
-                value = ">>>"
-                launch_depth -= 1
-        line, col = position(pos)
-        append(Token(kind, value, pos, line, col))
-        pos += len(value)
-    return tokens
+        offset = m.start()
+        append(_new_token(Token, (m.lastgroup, value, offset, line, offset - line_start + 1)))
+        if "\n" in value:
+            line += value.count("\n")
+            line_start = offset + value.rfind("\n") + 1
+    return line, line_start
+
+
+def _at_line_start(text: str, before: int, start: int) -> bool:
+    """Whether the ``#`` at ``start``, after the trivia ``text[before:start]``, begins a
+    directive: the trivia ends with whitespace holding a newline, or only blanks precede it."""
+    if before == 0 and not text[:start].strip(" \t"):
+        return True
+    pieces = list(_TRIVIA.finditer(text, before, start))
+    return bool(pieces) and pieces[-1].lastgroup == SPACE and "\n" in pieces[-1].group()

@@ -10,6 +10,10 @@ Usage::
 
     python tools/hipify_tables/generate.py PATH_TO_HIPIFY [-o src/hipkit/hipify/names.tsv]
 
+It also writes ``arguments.tsv`` beside the name table: hipify-clang's argument rewrites
+(``FuncArgCasts`` and ``FuncOverloads`` in ``src/HipifyAction.cpp``), one row per rewrite; see
+:func:`argument_rows` for its columns.
+
 ``PATH_TO_HIPIFY`` is a work tree or a bare git directory (then ``HEAD`` is read).
 
 Columns
@@ -104,9 +108,9 @@ INCLUDE_LIBRARY = {"cooperative_groups.h": "cooperative_groups"}
 
 _MAP_START = re.compile(r"const std::map\s*<\s*llvm::StringRef,\s*(\w+)>\s*(\w+)\s*\{")
 _COUNTER = re.compile(
-    r'\{"([^"]+)",\s*\{"([^"]*)",\s*"([^"]*)",\s*(CONV_\w+),\s*(API_\w+),\s*([^,}]+?)\s*(?:,\s*([^}]+?)\s*)?\}\}'
+    r'\{\s*"([^"]+)",\s*\{\s*"([^"]*)",\s*"([^"]*)",\s*(CONV_\w+),\s*(API_\w+),\s*([^,}]+?)\s*(?:,\s*([^}]+?)\s*)?\}\s*\}'
 )
-_VERSIONS = re.compile(r'\{"([^"]+)",\s*\{([^}]*)\}\}')
+_VERSIONS = re.compile(r'\{\s*"([^"]+)",\s*\{([^}]*)\}\s*\}')
 _VERSION_CASE = re.compile(r'case\s+(\w+):\s*return\s+"([^"]*)";')
 
 COLUMNS = ["cuda", "hip", "roc", "library", "kind", "hip_status", "roc_status", "cuda_status", "notes"]
@@ -226,6 +230,98 @@ def generate(source: Source) -> tuple[list[list[str]], Counter]:
     return rows, duplicates
 
 
+ARGUMENT_COLUMNS = ["function", "roc", "miopen", "arg", "action", "value", "to", "count", "warning"]
+# hipify-clang's cast kinds: what our table calls them, and the text a "wrap" puts around.
+_CASTS = {
+    "e_HIP_SYMBOL": ("wrap", "HIP_SYMBOL"),
+    "e_reinterpret_cast": ("wrap", "reinterpret_cast<const void*>"),
+    "e_reinterpret_cast_size_t": ("wrap", "reinterpret_cast<size_t*>"),
+    "e_static_cast_uint64_t": ("wrap", "static_cast<uint64_t>"),
+    "e_int32_t": ("wrap", "int32_t"),
+    "e_int64_t": ("wrap", "int64_t"),
+    "e_remove_argument": ("remove", ""),
+    "e_add_const_argument": ("add", ""),
+    "e_add_var_argument": ("copy", ""),
+    "e_move_argument": ("move", ""),
+    "e_replace_argument_with_const": ("replace", ""),
+}
+_CPP_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|std::to_string\(int\(HIP_LATEST / 10\)\)|[A-Za-z_][\w:]*|\d+|[{},]'
+)
+_STRING_CONSTANT = re.compile(r'(?:std::string|StringRef)\s+(\w+)\s*=\s*"([^"]*)";')
+
+
+def _nested(text: str) -> list:
+    """A C++ braced initializer as nested lists of its tokens."""
+    stack: list[list] = [[]]
+    for token in _CPP_TOKEN.findall(re.sub(r"//[^\n]*", "", text)):
+        if token == "{":
+            stack.append([])
+        elif token == "}":
+            done = stack.pop()
+            stack[-1].append(done)
+        elif token != ",":
+            stack[-1].append(token)
+    return stack[0]
+
+
+def _initializer(text: str, declaration: str) -> list:
+    start = text.index("{", text.index(declaration))
+    return _nested(text[start : text.index("\n};", start) + 2])[0]
+
+
+def argument_rows(source: Source) -> list[list[str]]:
+    """hipify-clang's argument rewrites, one row each: the CUDA function; the ``--roc`` and
+    ``--miopen`` settings the rewrite is for (hipify-clang applies it only when both match);
+    the argument's index; the action (wrap: put ``value(...)`` around it; remove; add: insert
+    the constant ``value`` there; copy: insert a copy of it before argument ``to``; move:
+    move ``count`` arguments from it to before argument ``to``; replace: with the constant
+    ``value``; overload: a call with ``arg`` arguments calls ``value`` instead); a warning
+    (data-loss) hipify-clang gives."""
+    text = source.read("src/HipifyAction.cpp")
+    constants = dict(_STRING_CONSTANT.findall(text))
+    latest = re.search(r"HIP_LATEST\s*=\s*HIP_(\d+)", source.read("src/Statistics.h"))
+    hip_latest = str(int(latest.group(1)) // 10) if latest else ""
+
+    def value(token: str) -> str:
+        if token.startswith('"'):
+            return token[1:-1]
+        if token.startswith("std::to_string"):
+            return hip_latest
+        return constants[token]
+
+    def flags(struct: list) -> list[str]:
+        return [str(int(len(struct) > i and struct[i] == "true")) for i in (1, 2)]
+
+    rows = []
+    for name, structs in _initializer(text, "FuncArgCasts"):
+        for struct in structs:
+            roc, miopen = flags(struct)
+            for arg, info in struct[0]:
+                action, wrap = _CASTS[info[0]]
+                extra = info[2:]
+                constant = value(extra[0]) if extra else ""
+                to = extra[1] if len(extra) > 1 else ""
+                count = extra[2] if len(extra) > 2 else ("1" if action == "move" else "")
+                warning = "data-loss" if info[1] == "cw_DataLoss" else ""
+                rows.append([constants[name], roc, miopen, arg, action, wrap or constant, to, count, warning])
+    for name, struct in _initializer(text, "FuncOverloads"):
+        roc, miopen = flags(struct)
+        for count, info in struct[0]:
+            rows.append([constants[name], roc, miopen, count, "overload", value(info[0][0]), "", "", ""])
+    return rows
+
+
+def render_arguments(rows: list[list[str]], commit: str) -> str:
+    lines = [
+        "# hipify-clang's argument rewrites: generated by tools/hipify_tables/generate.py; do not edit.",
+        f"# Source: HIPIFY (github.com/ROCm/HIPIFY) commit {commit}, src/HipifyAction.cpp.",
+        "\t".join(ARGUMENT_COLUMNS),
+    ]
+    lines += ["\t".join(row) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def render(rows: list[list[str]], commit: str) -> str:
     lines = [
         "# hipkit's CUDA -> HIP name table: generated by tools/hipify_tables/generate.py; do not edit.",
@@ -245,10 +341,14 @@ def main(argv: list[str] | None = None) -> int:
     source = Source(args.hipify)
     rows, duplicates = generate(source)
     args.output.write_text(render(rows, source.commit))
+    arguments = argument_rows(source) if "src/HipifyAction.cpp" in source.files() else []
+    if arguments:
+        args.output.with_name("arguments.tsv").write_text(render_arguments(arguments, source.commit))
     by_library: Counter = Counter()
     for row in rows:
         by_library[(row[3], "include" if row[4].startswith("include") else row[5].split(":")[0])] += 1
     print(f"{len(rows)} names from HIPIFY {source.commit[:12]} -> {args.output}", file=sys.stderr)
+    print(f"{len(arguments)} argument rewrites -> {args.output.with_name('arguments.tsv')}", file=sys.stderr)
     for (library, state), count in sorted(by_library.items()):
         print(f"  {library:20} {state:14} {count}", file=sys.stderr)
     if duplicates:

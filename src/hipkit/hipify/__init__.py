@@ -2,8 +2,11 @@
 
 Token-accurate, on :mod:`hipkit.lexer`: CUDA names are renamed by the generated name
 table (:mod:`hipkit.hipify.names`, DESIGN.md seam 4), never inside comments or string
-literals; CUDA headers become HIP headers as hipify-clang writes them; a text with
-nothing to translate comes back unchanged, byte for byte.
+literals; CUDA headers become HIP headers as hipify-clang writes them; calls whose HIP
+function takes other arguments are rewritten (:mod:`hipkit.hipify.arguments`); a text with
+nothing to translate comes back unchanged, byte for byte.  The portability analysis
+(:mod:`hipkit.hipify.analysis`, :mod:`hipkit.hipify.warp`) adds diagnostics with a rule ID
+(:data:`RULES`), and ``Options(fix_warp_size=True)`` rewrites the safe warp-size cases.
 
 Example
 -------
@@ -18,6 +21,7 @@ hipStream_t s;  // a cudaStream_t
 
 from .files import FileResult, output_path, translate_file, translate_files
 from .names import Entry, NameTable, table
+from .rules import RULES, Rule
 from .translator import Diagnostic, Location, Options, Result, Stats, translate
 
 __all__ = [
@@ -34,4 +38,6 @@ __all__ = [
     "Entry",
     "NameTable",
     "table",
+    "RULES",
+    "Rule",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..cxxparse import ParseError, match_close, split_top
 from ..lexer import IDENT, PUNCT, Token
 
-__all__ = ["Launch", "parse_launch", "template_kernels"]
+__all__ = ["Launch", "parse_launch", "template_kernels", "open_bracket"]
 
 Span = tuple[int, int]  # offsets in the source: [start, end)
 
@@ -58,7 +58,7 @@ def _kernel_start(toks: list[Token], i: int) -> tuple[int, bool] | None:
         while j >= 0:
             t = toks[j].text
             if t in (")", "]"):
-                j = _open_of(toks, j)
+                j = open_bracket(toks, j)
             elif t == ">":
                 depth += 1
             elif t == ">>":
@@ -75,7 +75,7 @@ def _kernel_start(toks: list[Token], i: int) -> tuple[int, bool] | None:
         j -= 1
         templated = True
     elif toks[j].text == ")":
-        return (_open_of(toks, j), False) if _open_of(toks, j) >= 0 else None
+        return (open_bracket(toks, j), False) if open_bracket(toks, j) >= 0 else None
     if toks[j].kind != IDENT:
         return None
     while j >= 2 and toks[j - 1].text == "::" and toks[j - 2].kind == IDENT:
@@ -85,7 +85,7 @@ def _kernel_start(toks: list[Token], i: int) -> tuple[int, bool] | None:
     return j, templated
 
 
-def _open_of(toks: list[Token], j: int) -> int:
+def open_bracket(toks: list[Token], j: int) -> int:
     """Index of the bracket opening the ``)`` or ``]`` at ``toks[j]``, or -1."""
     pair = {")": "(", "]": "["}[toks[j].text]
     close = toks[j].text

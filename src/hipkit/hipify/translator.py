@@ -11,6 +11,7 @@ byte for byte.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import re
 from collections import Counter
@@ -18,8 +19,11 @@ from dataclasses import dataclass, field
 
 from ..cxxparse import STATEMENT_KEYWORDS
 from ..lexer import DIRECTIVE, IDENT, LexError, Token, tokenize
+from .analysis import analyze
+from .arguments import Copy, arguments, call_edits, overloads, rewrites
 from .launch import Launch, parse_launch, template_kernels
 from .names import Entry, table
+from .rules import RULES
 
 __all__ = ["Options", "Diagnostic", "Location", "Stats", "Result", "translate", "LexError"]
 
@@ -35,6 +39,7 @@ _IFNDEF = re.compile(r"#\s*ifndef\s+(\w+)")
 _CONDITIONAL = re.compile(r"#\s*(if|ifdef|ifndef|endif)\b")
 _NO_NAMES = re.compile(r"#\s*(error|warning)\b")  # free text, quotes need not pair
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_TEMPLATE_MACRO = re.compile(r"#\s*define\s+(\w+)\s+(?:::)?\w+(?:::\w+)*\s*<[^<>]*>\s*$")
 
 
 @dataclass(frozen=True)
@@ -50,12 +55,16 @@ class Options:
         Translate cuDNN to MIOpen (and, as hipify-clang does, the others as with ``roc``).
     experimental
         Also translate names whose HIP equivalent is marked experimental.
+    fix_warp_size
+        Rewrite the safe cases of code that assumes 32 lanes per warp to ``warpSize``-based
+        code (:mod:`hipkit.hipify.warp` lists them); the rest is reported.
     """
 
     hip_kernel_execution_syntax: bool = False
     roc: bool = False
     miopen: bool = False
     experimental: bool = False
+    fix_warp_size: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,19 +78,25 @@ class Location:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """Something the user should look at: where, which rule, how bad, what to do."""
+    """Something the user should look at: where, which rule (:data:`hipkit.hipify.rules.RULES`),
+    how bad, what to do; ``fixed`` when ``--fix-warp-size`` rewrote it (a note, then)."""
 
     file: str
     line: int
     col: int
-    rule: str  # unsupported-api, unsupported-header, experimental-api, v2-only-api, deprecated-api
-    severity: str  # "warning"
+    rule: str
+    severity: str  # "warning" or "note"
     message: str
     hint: str = ""
+    fixed: bool = False
 
     def __str__(self) -> str:
         text = f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message} [{self.rule}]"
-        return f"{text}\n  hint: {self.hint}" if self.hint else text
+        return f"{text}\n  hint: {self.hint}" if self.hint and not self.fixed else text
+
+    def as_dict(self) -> dict[str, object]:
+        """The fields as a JSON-ready dict (``--report``)."""
+        return dataclasses.asdict(self)
 
 
 @dataclass
@@ -162,10 +177,12 @@ class _Translation:
         self.includes = names.includes
         self.stats = Stats(lines=text.count("\n"))
         self.diagnostics: list[Diagnostic] = []
-        self.edits: list[tuple[int, int, str | Launch]] = []
+        self.edits: list[tuple[int, int, str | Launch | tuple[str | Copy, ...]]] = []
+        self._starts: list[int] = []  # the sorted edits' start offsets
         self.inserted: set[str] = set()  # main headers already included ("runtime", "blas", ...)
         self.cuda_source = filename.endswith((".cu", ".cuh"))
         self.first_include = -1
+        self.template_macros: set[str] = set()
         self.pragma_once = -1
         self.blas_v2 = False
         self.toks: list[Token] = []
@@ -186,7 +203,9 @@ class _Translation:
 
     @functools.cached_property
     def kernels(self) -> frozenset[str]:
-        return template_kernels(self.toks)
+        """Names a launch writes as ``HIP_KERNEL_NAME(...)``: kernel templates, and macros
+        that name a template instance (``#define KERNEL axpy<float>``)."""
+        return template_kernels(self.toks) | frozenset(self.template_macros)
 
     # ---- driver -------------------------------------------------------------------
     def run(self) -> Result:
@@ -196,9 +215,25 @@ class _Translation:
             for t in toks
         )
         self.walk(toks, 0)
+        self.analyze(toks)
         if "runtime" not in self.inserted and (self.cuda_source or self.edits or self.diagnostics):
             self.insert_runtime_header(toks)
+        self.diagnostics.sort(key=lambda d: (d.line, d.col))
         return Result(self.assemble(), self.stats, self.diagnostics)
+
+    def analyze(self, toks: list[Token]) -> None:
+        """The portability rules (:mod:`hipkit.hipify.analysis`), and their fixes."""
+        options = self.options
+        findings, edits = analyze(
+            self.text, toks, fix_warp_size=options.fix_warp_size, to_miopen=options.roc or options.miopen
+        )
+        for f in findings:
+            line, col = self.position(f.offset)
+            severity = "note" if f.fixed else RULES[f.rule].severity
+            self.diagnostics.append(
+                Diagnostic(self.filename, line, col, f.rule, severity, f.message, f.hint, f.fixed)
+            )
+        self.edits += edits
 
     def walk(self, toks: list[Token], base: int) -> None:
         """Translate ``toks``, whose offsets are relative to ``base`` in the source."""
@@ -257,6 +292,12 @@ class _Translation:
                 "include 'cublas_v2.h' in the source",
             )
             return
+        if status.startswith("deprecated"):
+            version = status.partition(":")[2]
+            message = f"'{entry.cuda}' becomes '{new}', which {library} deprecates" + (
+                f" since {version}" if version else ""
+            )
+            self.diagnose(start, "hip-deprecated-api", message, RULES["hip-deprecated-api"].hint)
         if status == "unsupported":
             hint = (
                 "try without --roc"
@@ -265,9 +306,34 @@ class _Translation:
             )
             self.unsupported(entry, start, f"'{entry.cuda}' is unsupported in {library}", hint)
             return
+        if after == "(" and before not in (".", "->"):
+            new = self.call(entry, new, toks, i, base)
         if new != entry.cuda:
             self.edits.append((start, start + len(entry.cuda), new))
             self.stats.count(entry.cuda, new, entry.library, entry.kind)
+
+    def call(self, entry: Entry, new: str, toks: list[Token], i: int, base: int) -> str:
+        """hipify-clang's argument rewrites for a call of ``entry`` (``toks[i + 1]`` is its
+        ``(``); returns the name to call, which may depend on the number of arguments."""
+        key = (entry.cuda, self.options.roc, self.options.miopen)
+        by_count = overloads().get(key)
+        if by_count:
+            found = arguments(toks, i + 1)
+            if found is not None and len(found[0]) in by_count:
+                new = by_count[len(found[0])]
+        rows = rewrites().get(key)
+        if rows:
+            edits, applied = call_edits(toks, i + 1, base, rows)
+            self.edits += edits
+            for row in applied:
+                if row.warning == "data-loss":
+                    message = (
+                        f"argument {row.arg + 1} of '{entry.cuda}' is dropped: '{new}' has no such parameter"
+                    )
+                    self.diagnose(
+                        base + toks[i].start, "dropped-argument", message, RULES["dropped-argument"].hint
+                    )
+        return new
 
     def unsupported(self, entry: Entry, offset: int, message: str, hint: str) -> None:
         line, col = self.position(offset)
@@ -296,6 +362,9 @@ class _Translation:
         if m and self.pragma_once < 0:
             self.pragma_once = start + m.end()
             return
+        m = _TEMPLATE_MACRO.match(text)
+        if m:
+            self.template_macros.add(m.group(1))
         if _NO_NAMES.match(text):
             return
         body = text[1:]
@@ -401,25 +470,33 @@ class _Translation:
         if not self.edits:
             return self.text
         self.edits.sort(key=lambda e: (e[0], e[1] > e[0], -e[1]))  # insertions first
+        self._starts = [e[0] for e in self.edits]
         return self.render(0, len(self.text), 0)[0]
 
-    def render(self, start: int, end: int, k: int) -> tuple[str, int]:
+    def render(self, start: int, end: int, k: int, rewrites: bool = True) -> tuple[str, int]:
         """The text of ``[start, end)`` with the edits from index ``k`` on that lie in it;
-        returns it and the index of the first edit after it."""
+        returns it and the index of the first edit after it.  ``rewrites=False`` leaves out
+        argument rewrites (a copied argument gets its names translated, as it was written)."""
         edits, text = self.edits, self.text
         out = []
         pos = start
         while k < len(edits) and edits[k][0] < end:
             a, b, new = edits[k]
-            if a < pos or b > end:  # overlaps one already applied: skip it
-                k += 1
-                continue
-            out.append(text[pos:a])
             k += 1
+            if a < pos or b > end or (not rewrites and isinstance(new, tuple)):
+                continue  # overlaps one already applied, or left out
+            out.append(text[pos:a])
             if isinstance(new, Launch):
                 out.append(new.render(functools.partial(self._span, k), self.kernels))
                 while k < len(edits) and edits[k][0] < b:
                     k += 1
+            elif isinstance(new, tuple):  # an argument rewrite: text and copies of arguments
+                for part in new:
+                    if isinstance(part, Copy):
+                        first = bisect.bisect_left(self._starts, part.start)
+                        out.append(self.render(part.start, part.end, first, rewrites=False)[0])
+                    else:
+                        out.append(part)
             else:
                 out.append(new)
             pos = b
