@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import doctor, hipify, info
+from . import cc, doctor, hipify, info, run
 
-_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify}
+_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify, "cc": cc, "run": run}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,6 +91,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
         c_int,
         [c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
     ),
+    # Whole programs (hipkit cc) call these from C++; declared for completeness.
+    "hkrt_program_register": (c_int, [c_void_p]),
+    "hkrt_program_function": (c_int, [c_void_p, c_void_p, c_char_p, _out_handle]),
+    "hkrt_program_global": (c_int, [c_void_p, POINTER(c_size_t)]),
 }
 
 

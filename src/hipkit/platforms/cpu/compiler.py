@@ -9,6 +9,11 @@ The steps, each with the system C++ compiler (``HIPKIT_CXX``, default g++):
 The result is cached by content (see :mod:`hipkit._cache`).  If the code of a
 kernel split at its barriers does not compile, the unit is built again with
 every such kernel on fibers, the general mode.
+
+A translation unit of a whole program (``hipkit cc``) takes the same steps
+with hip/hip_runtime.h (and so the host API) included first, the transform's
+program mode, and an object file as the result: see
+:func:`preprocess_program_unit` and :func:`compile_program_unit`.
 """
 
 from __future__ import annotations
@@ -35,21 +40,19 @@ from .transform import INCLUDE_DIR, TransformError, transform
 _log = logging.getLogger("hipkit")
 
 # Kernel code as GPU compilers treat it: no errno or floating-point traps,
-# fused multiply-add (nvcc's default).  -fno-gnu-unique keeps inline statics
-# (shared memory in device functions) per module, so that a module really
-# unloads and never shares state with another; -Bsymbolic makes the module's
-# own names (a kernel called "step") mean its own code, not a library's.
-_KERNEL_FLAGS = (
+# fused multiply-add (nvcc's default).
+_CODE_FLAGS = (
     "-march=native",
-    "-fPIC",
-    "-shared",
     "-fno-math-errno",
     "-fno-trapping-math",
     "-ffp-contract=fast",
-    "-fno-gnu-unique",
     "-Wno-unknown-pragmas",
-    "-Wl,-Bsymbolic",
 )
+# -fno-gnu-unique keeps inline statics (shared memory in device functions)
+# per module, so that a module really unloads and never shares state with
+# another; -Bsymbolic makes the module's own names (a kernel called "step")
+# mean its own code, not a library's.
+_KERNEL_FLAGS = (*_CODE_FLAGS, "-fPIC", "-shared", "-fno-gnu-unique", "-Wl,-Bsymbolic")
 
 # Options a user may pass, by prefix; all others are rejected.
 _PASS_THROUGH = ("-D", "-U", "-I", "-std=", "-O", "-g", "-W", "-w", "-f", "-m")
@@ -171,24 +174,36 @@ def compile_source(
     )
 
 
-def _build(tmp, source, name, user_options, name_expressions, headers, warp_size, force_fiber) -> None:
-    cxx = config.get("HIPKIT_CXX")
-    src_name = os.path.basename(name) or "kernel.hip"
-    (tmp / src_name).write_text(source)
-    common = [
+def _common_flags(warp_size: int) -> list[str]:
+    return [
         f"-D__HK_WARP_SIZE={warp_size}",
         "-isystem",
         str(INCLUDE_DIR),
         "-isystem",
         str(PORTABLE_INCLUDE_DIR),
     ]
+
+
+def _std_flags(user_options: list[str]) -> list[str]:
+    return [] if any(o.startswith("-std=") for o in user_options) else ["-std=c++17"]
+
+
+def _opt_flags(user_options: list[str]) -> list[str]:
+    return [] if any(o.startswith("-O") for o in user_options) else ["-O3"]
+
+
+def _build(tmp, source, name, user_options, name_expressions, headers, warp_size, force_fiber) -> None:
+    cxx = config.get("HIPKIT_CXX")
+    src_name = os.path.basename(name) or "kernel.hip"
+    (tmp / src_name).write_text(source)
+    common = _common_flags(warp_size)
     if headers:
         for include_name, text in headers.items():
             path = tmp / "include" / include_name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         common += ["-iquote", "include", "-I", "include"]
-    std = [] if any(o.startswith("-std=") for o in user_options) else ["-std=c++17"]
+    std = _std_flags(user_options)
     pre = _run(
         [
             cxx,
@@ -209,36 +224,62 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
     if pre.returncode != 0:
         raise CompileError(f"preprocessing {name} failed", _relative(pre.stderr, tmp))
     text = (tmp / "unit.ii").read_text()
+    lib_dir = _lib.lib_dir()
+    cmd = [
+        cxx,
+        "-x",
+        "c++-cpp-output",
+        *std,
+        *_opt_flags(user_options),
+        *_KERNEL_FLAGS,
+        *common,
+        *user_options,
+        "kernel.ii",
+        "-o",
+        "module.so",
+        f"-L{lib_dir}",
+        "-lhipkit_cpu",
+        f"-Wl,-rpath,{lib_dir}",
+    ]
+    result, log = _transform_and_compile(text, name, tmp, cmd, name_expressions, force_fiber, program=False)
+    meta = {
+        "kernels": [vars(k) for k in result.kernels],
+        "registered": result.registered,
+        "log": log,
+        "command": shlex.join(cmd),
+    }
+    (tmp / "kernels.json").write_text(json.dumps(meta, indent=1))
+
+
+def _transform_and_compile(
+    text: str,
+    name: str,
+    tmp: Path,
+    cmd: list[str],
+    name_expressions: list[str],
+    force_fiber: bool,
+    program: bool,
+):
+    """Transform the preprocessed ``text`` into ``tmp/kernel.ii`` and run ``cmd``
+    (which compiles it) in ``tmp`` (a program's: in the working directory);
+    returns the transform's result and the compiler's log.  Split kernels whose
+    code fails to compile are built on fibers, with a warning."""
     fiber = {"": "HIPKIT_CPU_EXEC=fiber"} if force_fiber else {}
     while True:
         try:
-            result = transform(text, name_expressions, fiber=fiber)
+            result = transform(text, name_expressions, fiber=fiber, program=program)
         except TransformError as exc:
+            if program:  # the message names the user's file and line already
+                raise CompileError(f"compiling {name} failed", f"{exc}\n") from None
             raise CompileError(f"{name}: {exc}") from None
         (tmp / "kernel.ii").write_text(result.text)
-        lib_dir = _lib.lib_dir()
-        opt = [] if any(o.startswith("-O") for o in user_options) else ["-O3"]
-        cmd = [
-            cxx,
-            "-x",
-            "c++-cpp-output",
-            *std,
-            *opt,
-            *_KERNEL_FLAGS,
-            *common,
-            *user_options,
-            "kernel.ii",
-            "-o",
-            "module.so",
-            f"-L{lib_dir}",
-            "-lhipkit_cpu",
-            f"-Wl,-rpath,{lib_dir}",
-        ]
-        done = _run(cmd, tmp)
+        # A program is compiled where the user ran hipkit cc, so that the
+        # compiler finds the user's files and quotes their lines.
+        done = _run(cmd, Path.cwd() if program else tmp)
         log = _relative(done.stderr, tmp)
         if done.returncode == 0:
-            break
-        failed = _failed_split_kernels(result.kernels, log)
+            return result, log
+        failed = _failed_split_kernels(result, log, program)
         if not failed:
             raise CompileError(f"compiling {name} failed", log)
         # A limit of the splitter, not the user's error: say so, and build
@@ -250,23 +291,111 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
             log,
         )
         fiber.update((k, "the split code did not compile") for k in failed)
-    meta = {
-        "kernels": [vars(k) for k in result.kernels],
-        "registered": result.registered,
-        "log": log,
-        "command": shlex.join(cmd),
-    }
-    (tmp / "kernels.json").write_text(json.dumps(meta, indent=1))
+
+
+# ---------------------------------------------------------------- whole programs
+
+
+def program_flags(user_options: list[str], warp_size: int) -> list[str]:
+    """The flags a program unit is compiled with (its cache key includes them)."""
+    return [*_std_flags(user_options), *_opt_flags(user_options), *_CODE_FLAGS, *_common_flags(warp_size)]
+
+
+def preprocess_program_unit(source: str, out: Path, user_options: list[str], warp_size: int) -> None:
+    """Preprocess the program source file ``source`` (a path as the user gave
+    it, relative to the working directory) into ``out``, with
+    hip/hip_runtime.h and the host API included first.
+
+    Raises
+    ------
+    CompileError
+        With the preprocessor's diagnostics (a missing header, an #error).
+    """
+    cxx = config.get("HIPKIT_CXX")
+    cmd = [
+        cxx,
+        "-E",
+        "-x",
+        "c++",
+        *_std_flags(user_options),
+        *_common_flags(warp_size),
+        "-D__HIPKIT_PROGRAM__=1",
+        "-include",
+        "hip/hip_runtime.h",
+        *user_options,
+        source,
+        "-o",
+        str(out),
+    ]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise CompileError(f"C++ compiler {cxx!r} not found (set HIPKIT_CXX)") from None
+    if done.returncode != 0:
+        raise CompileError(f"preprocessing {source} failed", done.stderr)
+
+
+def program_unit_key(preprocessed: bytes, user_options: list[str], warp_size: int) -> str:
+    """The cache key of a program unit's object: its preprocessed text, the
+    flags, HIPKIT_CPU_EXEC, the compiler and hipkit's transform and headers."""
+    return _cache.digest(
+        [
+            preprocessed,
+            "\0".join(program_flags(user_options, warp_size)),
+            "\0".join(user_options),
+            config.get("HIPKIT_CPU_EXEC"),
+            compiler_identity(),
+            _sources_key(),
+            # The launch parser the program transform uses.
+            (Path(__file__).parents[2] / "hipify" / "launch.py").read_bytes(),
+        ]
+    )
+
+
+def compile_program_unit(
+    preprocessed: Path, name: str, tmp: Path, user_options: list[str], warp_size: int
+) -> str:
+    """Transform and compile a preprocessed program unit into ``tmp/unit.o``;
+    returns the compiler's warnings.
+
+    Raises
+    ------
+    CompileError
+        With the diagnostics, which name the user's files and lines.
+    """
+    cmd = [
+        config.get("HIPKIT_CXX"),
+        "-x",
+        "c++-cpp-output",
+        *program_flags(user_options, warp_size),
+        *user_options,
+        "-c",
+        str(tmp / "kernel.ii"),
+        "-o",
+        str(tmp / "unit.o"),
+    ]
+    force_fiber = config.get("HIPKIT_CPU_EXEC") == "fiber"
+    _, log = _transform_and_compile(preprocessed.read_text(), name, tmp, cmd, [], force_fiber, program=True)
+    return log
 
 
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
 
 
-def _failed_split_kernels(kernels, log: str) -> list[str]:
+def _failed_split_kernels(result, log: str, program: bool = False) -> list[str]:
     """Split kernels an error of ``log`` points into; all of them if some
-    error lies outside every kernel and there are split kernels to blame."""
+    error lies outside every kernel and there are split kernels to blame.
+    In a program, an error in the user's code outside every kernel (host
+    code) is the user's: then none."""
+    kernels = result.kernels
     split = [k for k in kernels if k.mode == "split"]
     errors = [(m.group(1), int(m.group(2))) for m in _ERROR_LINE.finditer(log)]
+    if program and any(
+        f in result.user_files
+        and not any(f == k.source[0] and k.source[1] <= line <= k.source[2] for k in kernels)
+        for f, line in errors
+    ):
+        return []
     blamed = [
         k.name
         for k in split

@@ -17,10 +17,16 @@ Shared memory declared at the top of a kernel becomes a local of the block
 function; elsewhere (device functions, nested scopes) a per-worker static.
 At the end of the unit the transform appends the module descriptor that the
 runtime reads (kernels, their parameters and execution mode, device globals).
+
+A translation unit of a whole program (``program=True``, for ``hipkit cc``) is
+transformed the same way, and further: its launches ``k<<<g, b, s, st>>>(args)``
+(``hipLaunchKernelGGL`` expands to one) become calls into hipkit_cpu/program.h,
+and its descriptor registers itself with the runtime when the program starts.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -78,6 +84,7 @@ class Result:
     text: str
     kernels: list[Kernel] = field(default_factory=list)
     registered: list[tuple[str, str]] = field(default_factory=list)  # (lookup name, mode)
+    user_files: frozenset[str] = frozenset()  # the files whose code was transformed
 
 
 @dataclass
@@ -154,7 +161,10 @@ class _Unit:
 
 
 def transform(
-    text: str, name_expressions: list[str] | tuple[str, ...] = (), fiber: dict[str, str] | None = None
+    text: str,
+    name_expressions: list[str] | tuple[str, ...] = (),
+    fiber: dict[str, str] | None = None,
+    program: bool = False,
 ) -> Result:
     """Transform a preprocessed HIP translation unit for the CPU.
 
@@ -167,6 +177,10 @@ def transform(
     fiber
         Kernels to run on fibers rather than split, by qualified name (the
         key "" means every kernel), each with the reason.
+    program
+        The unit belongs to a whole program: rewrite its kernel launches and
+        register its kernels and globals at start-up instead of exporting
+        ``__hk_module``.
     """
     unit = _Unit(text)
     toks = unit.toks
@@ -179,13 +193,15 @@ def transform(
     sync_functions = _synchronizing_functions(toks, top.functions)
     kernels = [f for f in top.functions if "__hk_global" in f.specifiers and f.body_open is not None]
     kernel_ranges = [k.body for k in kernels]
+    if program:
+        _launch_rewrites(unit, kernel_ranges)
     needs_tls = _reads_thread_identity(toks, kernel_ranges)
     device_globals = frozenset(
         toks[i].text for v in top.variables if "__hk_device" in v.specifiers for i in v.names
     )
 
     edits: list[tuple[int, int, str]] = []
-    result = Result("")
+    result = Result("", user_files=frozenset(unit.files[:-1]))
     for fn in kernels:
         code, kernel = _kernel(unit, fn, sync_functions, needs_tls, device_globals, fiber or {})
         close = fn.body[1]
@@ -207,7 +223,7 @@ def transform(
         out.append(replacement)
         pos = end
     out.append(text[pos:])
-    appendix, result.registered = _appendix(unit, top, result.kernels, kernels, name_expressions)
+    appendix, result.registered = _appendix(unit, top, result.kernels, kernels, name_expressions, program)
     out.append(appendix)
     result.text = "".join(out)
     return result
@@ -268,6 +284,103 @@ def _namespace_dynamic_shared(unit: _Unit, start: int, end: int) -> str:
     except ParseError as exc:
         raise TransformError(str(exc)) from None
     return f"static ::__hk::dyn_shared<{element}> {name};"
+
+
+# ---------------------------------------------------------------- launches (programs)
+
+# The kernel of a launch, for hipkit_cpu/program_launch.h's launch(): named
+# exactly if it can be (a kernel, a template instance named in full), else
+# called with the arguments (a template whose arguments are deduced, an overload).
+_PICK = "[&](auto __hk_k) -> decltype(__hk_k.pick({k})) {{ return __hk_k.pick({k}); }}"
+_CALL = "[&](auto... __hk_a) {{ {k}(__hk_a...); }}"
+
+
+def _launch_rewrites(unit: _Unit, kernel_ranges: list[tuple[int, int]]) -> None:
+    """``k<<<g, b, s, st>>>(args)`` -> ``::__hk::launch(pick k, call k, "k", g, b, s, st)(args)``.
+
+    Only the brackets and the kernel expression are replaced, in place: every
+    other token keeps its line, so diagnostics still point at the user's text,
+    and the arguments are converted to the kernel's parameter types by a real
+    call (a literal 0 is a null pointer, as in CUDA).
+    """
+    # hipify's launch parser; imported here so that kernels compiled from
+    # Python do not pay for importing hipify.
+    from ...hipify.launch import parse_launch
+
+    toks = unit.toks
+    view, origin = _launch_view(toks)
+    starts = [t.start for t in toks]
+    for v, t in enumerate(view):
+        if t.text != "<<<":
+            continue
+        i = origin[v][0]
+        where = f"{unit.files[i]}:{t.line}:{t.col}"
+        if any(a < i < b for a, b in kernel_ranges):
+            raise TransformError(
+                f"{where}: error: a kernel launch inside a kernel (dynamic parallelism) "
+                "is not supported on the CPU"
+            )
+        found = parse_launch(view, v, 0)
+        if found is None:
+            raise TransformError(
+                f"{where}: error: cannot read this kernel launch "
+                "(expected kernel<<<grid, block[, shared[, stream]]>>>(args))"
+            )
+        launch, _ = found
+        start = bisect.bisect_left(starts, launch.kernel[0])
+        kernel = " ".join(x.text for x in toks[start:i])
+        name = kernel
+        while name.startswith("(") and name.endswith(")"):
+            name = name[1:-1].strip()
+        # Line markers among the replaced tokens (parts of the launch written
+        # by a macro) are kept, and so are the lines of the text that follows.
+        replaced = unit.text[toks[start].start : t.start]
+        markers = _LINE_MARKER_TEXT.findall(replaced)
+        tail = "".join("\n" + m for m in markers) + "\n" if markers else "\n" * replaced.count("\n")
+        pick, call = _PICK.format(k=kernel), _CALL.format(k=kernel)
+        unit.default_subs[start] = (i, f"::__hk::launch({pick}, {call}, {_c_string(name)}, " + tail)
+        close = next(w for w in range(v + 1, len(view)) if view[w].text == ">>>")
+        first, last = origin[close]
+        unit.default_subs[first] = (first, ")")
+        for j in range(first + 1, last + 1):  # the rest of a ">>>" lexed in pieces
+            unit.default_subs[j] = (j, "")
+
+
+_LINE_MARKER_TEXT = re.compile(r'^# \d+ "(?:[^"\\\n]|\\.)*"[ 0-9]*$', re.M)
+
+
+def _launch_view(toks: list[Token]) -> tuple[list[Token], list[tuple[int, int]]]:
+    """The tokens with every ``>>>`` that closes a launch as one token, and for
+    each the range of ``toks`` it stands for.  A launch written partly by a
+    macro of a system header (``hipStreamDefault``, ``hipLaunchKernelGGL``) is
+    lexed in pieces, one per line-marker segment, so its ``>>>`` may arrive as
+    ``>>`` and ``>``."""
+    view: list[Token] = []
+    origin: list[tuple[int, int]] = []
+    open_launches = 0
+    j = 0
+    n = len(toks)
+    while j < n:
+        t = toks[j]
+        if t.text == "<<<":
+            open_launches += 1
+        elif t.text == ">>>":
+            open_launches = max(0, open_launches - 1)
+        elif open_launches and t.text in (">", ">>"):
+            k, width = j, 0
+            while k < n and toks[k].text in (">", ">>") and width < 3:
+                width += len(toks[k].text)
+                k += 1
+            if width == 3 and (k >= n or toks[k].text == "("):
+                view.append(Token(t.kind, ">>>", t.start, t.line, t.col))
+                origin.append((j, k - 1))
+                open_launches -= 1
+                j = k
+                continue
+        view.append(t)
+        origin.append((j, j))
+        j += 1
+    return view, origin
 
 
 # ---------------------------------------------------------------- analyses
@@ -524,7 +637,9 @@ def _lift(splitter: Splitter, body) -> tuple[list[str], list[str], dict[int, tup
 # ---------------------------------------------------------------- descriptors
 
 
-def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function], name_expressions):
+def _appendix(
+    unit: _Unit, top, kernels: list[Kernel], functions: list[Function], name_expressions, program: bool
+):
     toks = unit.toks
     entries: list[tuple[str, str, str]] = []  # (lookup name, C++ expression, mode)
     by_name: dict[str, Kernel] = {}
@@ -569,6 +684,14 @@ def _appendix(unit: _Unit, top, kernels: list[Kernel], functions: list[Function]
     lines.append(
         "const hk_global_desc __hk_globals[] = {" + (", ".join(globals_) or "{nullptr, nullptr, 0}") + "};"
     )
+    if program:
+        lines.append(
+            f"const hk_module_desc __hk_unit = {{{ABI_VERSION}u, warpSize, {len(entries)}u,"
+            f" __hk_kernels, {len(globals_)}u, __hk_globals}};"
+        )
+        lines.append("const int __hk_unit_registered = ::__hk::register_unit(&__hk_unit);")
+        lines.append("}\n")
+        return "\n".join(lines), registered
     lines.append("}")
     lines.append(
         'extern "C" __attribute__((visibility("default"))) const hk_module_desc* __hk_module(void) {'

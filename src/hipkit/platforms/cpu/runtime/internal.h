@@ -4,8 +4,9 @@
 // (allocations, copies), stream.cpp (operations, their ordering, streams,
 // events), executor.cpp (worker threads running kernels and large copies),
 // launch.cpp (function registry, launch validation), module.cpp (kernel
-// modules), fiber.cpp (GPU threads as user-space contexts) and signals.cpp
-// (faults and traps in kernel code).
+// modules), fiber.cpp (GPU threads as user-space contexts), signals.cpp
+// (faults and traps in kernel code) and program.cpp (the kernels and globals
+// of whole programs).
 #ifndef HIPKIT_CPU_RUNTIME_INTERNAL_H
 #define HIPKIT_CPU_RUNTIME_INTERNAL_H
 
@@ -316,6 +317,12 @@ int function_register(const hk_kernel_desc* desc);
 // Drops what the registry knows of `desc` (its module is being unloaded;
 // under the registry lock).
 void function_forget_locked(const hk_kernel_desc* desc);
+
+// ---- program.cpp --------------------------------------------------------------
+
+// The function a generic descriptor of a whole program calls (its entry reads
+// it from the last argument), or null for any other descriptor.
+const void* program_generic_function(const hk_kernel_desc* desc);
 
 }  // namespace hk
 

@@ -59,6 +59,9 @@ unsigned char* allocate_arguments(KernelLaunch& k, const hk_kernel_desc* desc,
 int query(const hk_kernel_desc* desc, FunctionInfo* info) {
   KernelLaunch k;
   allocate_arguments(k, desc, *info);
+  // A generic kernel of a program calls the function in its last argument.
+  if (const void* function = program_generic_function(desc))
+    memcpy(k.args[desc->num_params - 1], &function, sizeof(function));
   static const hk_index3 no_thread = {0, 0, 0};
   alignas(64) static unsigned char no_shared[64];
   hk_block_context block = {};

@@ -1,2 +1,2 @@
-// hipkit CPU platform: part of HIP's device API, all in hip_runtime.h.
+// hipkit CPU platform: HIP's host API header; everything is in hip_runtime.h.
 #include "hip_runtime.h"

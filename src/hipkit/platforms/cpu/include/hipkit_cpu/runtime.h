@@ -1,7 +1,8 @@
 // hipkit CPU platform: the runtime's host API (libhipkit_cpu.so).
 //
-// One implementation serves the Python API (through ctypes) and, later, whole
-// HIP programs (hip_runtime.h maps hipMalloc & co. onto these).  Every function
+// One implementation serves the Python API (through ctypes) and whole HIP
+// programs built by `hipkit cc` (hipkit_cpu/program.h maps hipMalloc & co.
+// onto these).  Every function
 // is thread-safe and returns a hipError_t value (HIP's numbering).
 //
 // Errors raised by a running kernel (illegal address, device assert, trap)
@@ -27,6 +28,7 @@ enum {
   HKRT_ERROR_INVALID_SYMBOL = 13,
   HKRT_ERROR_INVALID_DEVICE_POINTER = 17,
   HKRT_ERROR_INVALID_MEMCPY_DIRECTION = 21,
+  HKRT_ERROR_INVALID_DEVICE_FUNCTION = 98,
   HKRT_ERROR_INVALID_DEVICE = 101,
   HKRT_ERROR_INVALID_IMAGE = 200,
   HKRT_ERROR_FILE_NOT_FOUND = 301,
@@ -151,6 +153,28 @@ int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
                        const uint32_t block[3], uint32_t dynamic_shared_bytes,
                        hkrt_stream* stream, const void* arg_buffer,
                        size_t arg_bytes);
+
+// ---- Whole programs -------------------------------------------------------
+// A program's translation units are compiled by hipkit's source transform,
+// as kernel modules are, but linked into the executable: each unit registers
+// its kernels and device globals when the program starts.
+
+// Registers a unit's kernels (by their host-side function, desc->symbol) and
+// device globals, and starts the runtime with the unit's warp size.
+int hkrt_program_register(const hk_module_desc* unit);
+// The kernel whose function is `symbol`: the registered one or else, if
+// `generic` is not NULL, a descriptor made from `generic` for this symbol and
+// kept for the life of the process; `name` names it in messages.  A generic
+// descriptor's entry calls what the launch passes as an extra last argument
+// (args[num_params - 1]): the function itself if that parameter is a
+// pointer (the runtime passes `symbol` when it queries the kernel), else an
+// object without state that calls it.  Without `generic`, an unregistered
+// symbol is hipErrorInvalidDeviceFunction.
+int hkrt_program_function(const void* symbol, const hk_kernel_desc* generic,
+                          const char* name, const hk_kernel_desc** out);
+// The registered device global starting at `address`: hipErrorInvalidSymbol
+// if there is none.
+int hkrt_program_global(const void* address, size_t* size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,0 +1,31 @@
+"""``hipkit cc``: a hipcc-compatible driver for whole HIP programs.
+
+Host code and kernels, several source files, objects and libraries are built
+with hipcc's options into an executable for a platform (``--platform``; this
+hipkit builds for ``cpu``).  ``hipkit run`` builds into the cache and runs.
+
+Example
+-------
+>>> from hipkit import cc
+>>> options = cc.parse_args(["-O2", "-o", "vector_add", "examples/vector_add.cpp"])
+>>> cc.build(options, warn=print)  # doctest: +SKIP
+[PosixPath('vector_add')]
+"""
+
+from .driver import build, cached_program
+from .options import OptionError, Options, parse_args
+from .toolchains import Tool, Toolchain, Unit, find_tools, report, select
+
+__all__ = [
+    "OptionError",
+    "Options",
+    "Tool",
+    "Toolchain",
+    "Unit",
+    "build",
+    "cached_program",
+    "find_tools",
+    "parse_args",
+    "report",
+    "select",
+]

@@ -1,0 +1,118 @@
+"""Whole programs for the CPU: the system C++ compiler and libhipkit_cpu.
+
+Each source file is preprocessed with hip/hip_runtime.h (HIP's host API on
+the CPU runtime) included first, transformed as kernels compiled from Python
+are (:mod:`hipkit.platforms.cpu.transform`, program mode: kernels become block
+functions, launches become runtime calls) and compiled to an object.  Objects
+are cached by the hash of the preprocessed text and the flags, so an unchanged
+file (and everything it includes) is not compiled again.
+
+Executables link against the same ``libhipkit_cpu.so`` the Python API loads,
+found at run time through two rpath entries: hipkit's cache directory, where
+the library is built (:func:`hipkit.platforms.cpu._lib.lib_dir`), then
+``$ORIGIN``, so that a program copied to another machine runs with a copy of
+the library beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from .. import _cache, config
+from .._errors import CompileError
+from ..platforms.cpu import _lib, compiler
+from .options import Options, is_source
+from .toolchains import Toolchain, Unit
+
+__all__ = ["CpuToolchain"]
+
+T = TypeVar("T")
+
+
+class CpuToolchain(Toolchain):
+    """hipkit cc's CPU platform (``--platform cpu``)."""
+
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self.warp_size: int = config.get("HIPKIT_CPU_WARP_SIZE")
+        self.cxx: str = config.get("HIPKIT_CXX")
+
+    def compile(self, source: str, options: Options) -> Unit:
+        if not os.path.isfile(source):
+            raise CompileError(f"{source}: no such file")
+        flags = list(options.compile_flags)
+        with tempfile.TemporaryDirectory(prefix="hipkit-cc-") as work:
+            preprocessed = Path(work) / "unit.ii"
+            compiler.preprocess_program_unit(source, preprocessed, flags, self.warp_size)
+            key = compiler.program_unit_key(preprocessed.read_bytes(), flags, self.warp_size)
+
+            def build(tmp: Path) -> None:
+                log = compiler.compile_program_unit(preprocessed, source, tmp, flags, self.warp_size)
+                (tmp / "kernel.ii").unlink()  # large, and not needed again
+                (tmp / "log.txt").write_text(log)
+
+            entry = _cache.entry("program-units", key, build)
+        return Unit(source, entry / "unit.o", (entry / "log.txt").read_text())
+
+    def _objects(self, units: list[Unit], options: Options) -> list[str]:
+        by_source = {u.source: u for u in units}
+        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
+
+    def link(self, units: list[Unit], options: Options, output: Path) -> None:
+        lib_dir = _runtime(_lib.lib_dir)
+        objects = self._objects(units, options)
+        output = Path(output)
+        # Linked beside the output and renamed over it: never a partial file.
+        try:
+            work = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+        except OSError as exc:
+            raise CompileError(f"cannot write {output}: {exc.strerror}") from None
+        try:
+            cmd = [
+                self.cxx,
+                *objects,
+                *options.link_flags,
+                f"-L{lib_dir}",
+                "-lhipkit_cpu",
+                f"-Wl,-rpath,{lib_dir}",
+                "-Wl,-rpath,$ORIGIN",
+                "-o",
+                str(work / output.name),
+            ]
+            try:
+                done = subprocess.run(cmd, capture_output=True, text=True)
+            except FileNotFoundError:
+                raise CompileError(f"C++ compiler {self.cxx!r} not found (set HIPKIT_CXX)") from None
+            if done.returncode != 0:
+                log = done.stdout + done.stderr
+                for unit in units:  # the user's names, not the cache's
+                    log = log.replace(str(unit.object), f"{unit.source} (object)")
+                raise CompileError(f"linking {output} failed", log)
+            try:
+                os.replace(work / output.name, output)
+            except OSError as exc:
+                raise CompileError(f"cannot write {output}: {exc.strerror}") from None
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def program_key(self, units: list[Unit], options: Options) -> str:
+        parts: list[str | bytes] = [self.cxx, compiler.compiler_identity(), _runtime(_lib.build_key)]
+        for item in self._objects(units, options):
+            parts.append(Path(item).read_bytes() if os.path.isfile(item) else item)
+        parts += options.link_flags
+        return _cache.digest(parts)
+
+
+def _runtime(step: Callable[[], T]) -> T:
+    """A step that builds or identifies libhipkit_cpu, its failure as a CompileError."""
+    try:
+        return step()
+    except (OSError, RuntimeError) as exc:
+        raise CompileError(f"the CPU runtime (libhipkit_cpu.so) could not be built: {exc}") from None

@@ -1,0 +1,325 @@
+// hipkit CPU platform: HIP's host API for whole programs (`hipkit cc`).
+//
+// hip_runtime.h includes this when __HIPKIT_PROGRAM__ is defined (hipkit cc
+// defines it); kernel sources compiled from Python never see it.  Every call
+// maps onto libhipkit_cpu's hkrt_* functions, the runtime the Python API uses,
+// and returns HIP's error codes.  As in HIP, a call that fails also becomes
+// the calling thread's last error (hipGetLastError); errors raised inside a
+// kernel are sticky: every later call returns them until hipDeviceReset().
+//
+// The CPU is one device, 0.  Device and host memory are both host memory, so
+// a device pointer can be dereferenced on the host and managed memory is
+// ordinary memory; copies still run on streams, in order.
+//
+// Here: errors, devices, streams and events; program_memory.h: memory, copies
+// and device globals; program_launch.h: launches, kernel attributes, occupancy.
+#ifndef HIPKIT_CPU_PROGRAM_H
+#define HIPKIT_CPU_PROGRAM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "host_types.h"
+
+namespace __hk {
+
+// The calling thread's last error and current device (one for the program).
+inline thread_local hipError_t last_error = hipSuccess;
+inline thread_local int current_device = 0;
+
+// Records a failed call's code as the thread's last error; returns the code.
+// hipErrorNotReady (a query's answer) is not an error, as in CUDA.
+inline hipError_t result(int code) {
+  if (code != hipSuccess && code != hipErrorNotReady) last_error = static_cast<hipError_t>(code);
+  return static_cast<hipError_t>(code);
+}
+
+inline hipError_t check_device(int device) {
+  if (int code = hkrt_init(0, 0)) return result(code);
+  return device == 0 ? hipSuccess : result(hipErrorInvalidDevice);
+}
+
+}  // namespace __hk
+
+// ---- Errors ------------------------------------------------------------------
+
+inline hipError_t hipGetLastError(void) {
+  hipError_t code = __hk::last_error;
+  __hk::last_error = hipSuccess;
+  return code;
+}
+inline hipError_t hipPeekAtLastError(void) { return __hk::last_error; }
+
+inline const char* hipGetErrorName(hipError_t error) {
+#define __HK_NAME(name, value, text) \
+  case value:                        \
+    return #name;
+  switch (static_cast<int>(error)) { __HK_HIP_ERRORS(__HK_NAME) }
+#undef __HK_NAME
+  return "hipErrorUnknown";
+}
+
+inline const char* hipGetErrorString(hipError_t error) {
+#define __HK_TEXT(name, value, text) \
+  case value:                        \
+    return text;
+  switch (static_cast<int>(error)) { __HK_HIP_ERRORS(__HK_TEXT) }
+#undef __HK_TEXT
+  return "unknown error";
+}
+
+inline hipError_t hipDrvGetErrorName(hipError_t error, const char** out) {
+  if (out == nullptr) return __hk::result(hipErrorInvalidValue);
+  *out = hipGetErrorName(error);
+  return hipSuccess;
+}
+inline hipError_t hipDrvGetErrorString(hipError_t error, const char** out) {
+  if (out == nullptr) return __hk::result(hipErrorInvalidValue);
+  *out = hipGetErrorString(error);
+  return hipSuccess;
+}
+
+// ---- Devices -------------------------------------------------------------------
+
+inline hipError_t hipInit(unsigned int flags) {
+  if (flags != 0) return __hk::result(hipErrorInvalidValue);
+  return __hk::result(hkrt_init(0, 0));
+}
+
+inline hipError_t hipDriverGetVersion(int* version) {
+  if (version == nullptr) return __hk::result(hipErrorInvalidValue);
+  *version = HIP_VERSION;
+  return hipSuccess;
+}
+inline hipError_t hipRuntimeGetVersion(int* version) { return hipDriverGetVersion(version); }
+
+inline hipError_t hipGetDeviceCount(int* count) {
+  if (count == nullptr) return __hk::result(hipErrorInvalidValue);
+  if (int code = hkrt_init(0, 0)) {
+    *count = 0;
+    return __hk::result(code);
+  }
+  *count = 1;
+  return hipSuccess;
+}
+
+inline hipError_t hipSetDevice(int device) {
+  if (hipError_t code = __hk::check_device(device)) return code;
+  __hk::current_device = device;
+  return hipSuccess;
+}
+
+inline hipError_t hipGetDevice(int* device) {
+  if (device == nullptr) return __hk::result(hipErrorInvalidValue);
+  *device = __hk::current_device;
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+  if (device == nullptr) return __hk::result(hipErrorInvalidValue);
+  if (hipError_t code = __hk::check_device(ordinal)) return code;
+  *device = ordinal;
+  return hipSuccess;
+}
+
+inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
+  if (prop == nullptr) return __hk::result(hipErrorInvalidValue);
+  if (hipError_t code = __hk::check_device(device)) return code;
+  hkrt_device_info info;
+  if (int code = hkrt_get_device_info(&info)) return __hk::result(code);
+  memset(prop, 0, sizeof(*prop));
+  snprintf(prop->name, sizeof(prop->name), "%s", info.name);
+  snprintf(prop->gcnArchName, sizeof(prop->gcnArchName), "%s", info.arch);
+  prop->totalGlobalMem = info.total_global_mem;
+  prop->sharedMemPerBlock = info.shared_mem_per_block;
+  prop->sharedMemPerBlockOptin = info.shared_mem_per_block;
+  prop->sharedMemPerMultiprocessor = info.shared_mem_per_block;
+  prop->maxSharedMemoryPerMultiProcessor = info.shared_mem_per_block;
+  prop->regsPerBlock = int(info.regs_per_block);
+  prop->regsPerMultiprocessor = int(info.regs_per_block);
+  prop->warpSize = int(info.warp_size);
+  prop->memPitch = INT32_MAX;
+  prop->maxThreadsPerBlock = int(info.max_threads_per_block);
+  for (int i = 0; i < 3; ++i) {
+    prop->maxThreadsDim[i] = int(info.max_threads_dim[i]);
+    prop->maxGridSize[i] = int(info.max_grid_size[i]);
+  }
+  prop->clockRate = int(info.clock_rate_khz);
+  prop->clockInstructionRate = int(info.clock_rate_khz);
+  prop->totalConstMem = info.total_const_mem;
+  prop->major = int(info.compute_capability[0]);
+  prop->minor = int(info.compute_capability[1]);
+  prop->multiProcessorCount = int(info.multiprocessor_count);
+  prop->l2CacheSize = int(info.l2_cache_size);
+  // A worker thread (a "multiprocessor") runs one block at a time.
+  prop->maxThreadsPerMultiProcessor = int(info.max_threads_per_block);
+  prop->maxBlocksPerMultiProcessor = 1;
+  prop->integrated = 1;  // the host's own memory
+  prop->canMapHostMemory = 1;
+  prop->concurrentKernels = 1;
+  prop->unifiedAddressing = 1;
+  prop->managedMemory = 1;
+  prop->concurrentManagedAccess = 1;
+  prop->directManagedMemAccessFromHost = 1;
+  prop->pageableMemoryAccess = 1;
+  prop->pageableMemoryAccessUsesHostPageTables = 1;
+  prop->canUseHostPointerForRegisteredMem = 1;
+  prop->hostNativeAtomicSupported = 1;
+  prop->hostRegisterSupported = 1;
+  prop->computeMode = hipComputeModeDefault;
+  prop->textureAlignment = 256;
+  prop->texturePitchAlignment = 256;
+  prop->singleToDoublePrecisionPerfRatio = 2;
+  hipDeviceArch_t& arch = prop->arch;
+  arch.hasGlobalInt32Atomics = arch.hasGlobalFloatAtomicExch = arch.hasSharedInt32Atomics = 1;
+  arch.hasSharedFloatAtomicExch = arch.hasFloatAtomicAdd = arch.hasGlobalInt64Atomics = 1;
+  arch.hasSharedInt64Atomics = arch.hasDoubles = arch.hasWarpVote = arch.hasWarpBallot = 1;
+  arch.hasWarpShuffle = arch.hasFunnelShift = arch.hasThreadFenceSystem = 1;
+  arch.hasSyncThreadsExt = arch.has3dGrid = 1;
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+  if (value == nullptr) return __hk::result(hipErrorInvalidValue);
+  hipDeviceProp_t p;
+  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
+  switch (attribute) {
+    case hipDeviceAttributeClockRate: *value = p.clockRate; break;
+    case hipDeviceAttributeL2CacheSize: *value = p.l2CacheSize; break;
+    case hipDeviceAttributeComputeCapabilityMajor: *value = p.major; break;
+    case hipDeviceAttributeComputeCapabilityMinor: *value = p.minor; break;
+    case hipDeviceAttributeMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case hipDeviceAttributeMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case hipDeviceAttributeMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case hipDeviceAttributeMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case hipDeviceAttributeMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case hipDeviceAttributeMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case hipDeviceAttributeMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case hipDeviceAttributeMultiprocessorCount: *value = p.multiProcessorCount; break;
+    case hipDeviceAttributeMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
+    case hipDeviceAttributeTotalConstantMemory: *value = int(p.totalConstMem); break;
+    case hipDeviceAttributeTotalGlobalMem:  // an int cannot hold it: saturate
+      *value = p.totalGlobalMem > size_t(INT32_MAX) ? INT32_MAX : int(p.totalGlobalMem);
+      break;
+    case hipDeviceAttributeWarpSize: *value = p.warpSize; break;
+    default: return __hk::result(hipErrorInvalidValue);
+  }
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceGetName(char* name, int length, hipDevice_t device) {
+  if (name == nullptr || length <= 0) return __hk::result(hipErrorInvalidValue);
+  hipDeviceProp_t p;
+  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
+  snprintf(name, size_t(length), "%s", p.name);
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
+  if (bytes == nullptr) return __hk::result(hipErrorInvalidValue);
+  hipDeviceProp_t p;
+  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
+  *bytes = p.totalGlobalMem;
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device) {
+  if (major == nullptr || minor == nullptr) return __hk::result(hipErrorInvalidValue);
+  hipDeviceProp_t p;
+  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
+  *major = p.major;
+  *minor = p.minor;
+  return hipSuccess;
+}
+
+inline hipError_t hipDeviceSynchronize(void) { return __hk::result(hkrt_device_synchronize()); }
+inline hipError_t hipDeviceReset(void) { return __hk::result(hkrt_device_reset()); }
+
+// Settings that change nothing on the CPU: accepted.
+inline hipError_t hipSetDeviceFlags(unsigned int) { return __hk::check_device(0); }
+inline hipError_t hipGetDeviceFlags(unsigned int* flags) {
+  if (flags == nullptr) return __hk::result(hipErrorInvalidValue);
+  *flags = hipDeviceScheduleAuto;
+  return hipSuccess;
+}
+inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t) { return hipSuccess; }
+inline hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* config) {
+  if (config == nullptr) return __hk::result(hipErrorInvalidValue);
+  *config = hipFuncCachePreferNone;
+  return hipSuccess;
+}
+inline hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig) { return hipSuccess; }
+
+// One device: it has no peer (as the Python API's CPU platform says).
+inline hipError_t hipDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  if (can_access == nullptr) return __hk::result(hipErrorInvalidValue);
+  if (hipError_t code = __hk::check_device(device)) return code;
+  if (hipError_t code = __hk::check_device(peer)) return code;
+  *can_access = 0;
+  return hipSuccess;
+}
+inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  if (hipError_t code = __hk::check_device(peer)) return code;
+  (void)flags;
+  return __hk::result(hipErrorInvalidValue);  // a device cannot be its own peer
+}
+inline hipError_t hipDeviceDisablePeerAccess(int peer) { return hipDeviceEnablePeerAccess(peer, 0); }
+
+// ---- Streams and events ------------------------------------------------------------
+
+inline hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
+  return __hk::result(hkrt_stream_create(stream, flags));
+}
+inline hipError_t hipStreamCreate(hipStream_t* stream) {
+  return hipStreamCreateWithFlags(stream, hipStreamDefault);
+}
+// Priorities are accepted and ignored: blocks of all streams share the workers.
+inline hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int) {
+  return hipStreamCreateWithFlags(stream, flags);
+}
+inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least != nullptr) *least = 0;
+  if (greatest != nullptr) *greatest = 0;
+  return hipSuccess;
+}
+inline hipError_t hipStreamDestroy(hipStream_t stream) {
+  return __hk::result(hkrt_stream_destroy(stream));
+}
+inline hipError_t hipStreamSynchronize(hipStream_t stream) {
+  return __hk::result(hkrt_stream_synchronize(stream));
+}
+inline hipError_t hipStreamQuery(hipStream_t stream) {
+  return __hk::result(hkrt_stream_query(stream));
+}
+inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags = 0) {
+  return __hk::result(hkrt_stream_wait_event(stream, event, flags));
+}
+
+inline hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags) {
+  return __hk::result(hkrt_event_create(event, flags));
+}
+inline hipError_t hipEventCreate(hipEvent_t* event) {
+  return hipEventCreateWithFlags(event, hipEventDefault);
+}
+inline hipError_t hipEventDestroy(hipEvent_t event) {
+  return __hk::result(hkrt_event_destroy(event));
+}
+inline hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream = nullptr) {
+  return __hk::result(hkrt_event_record(event, stream));
+}
+inline hipError_t hipEventSynchronize(hipEvent_t event) {
+  return __hk::result(hkrt_event_synchronize(event));
+}
+inline hipError_t hipEventQuery(hipEvent_t event) { return __hk::result(hkrt_event_query(event)); }
+inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
+  return __hk::result(hkrt_event_elapsed_time(ms, start, stop));
+}
+
+#include "program_memory.h"
+#include "program_launch.h"
+
+#endif  // HIPKIT_CPU_PROGRAM_H

@@ -1,0 +1,298 @@
+// hipkit CPU platform: memory, copies and device globals of whole programs
+// (part of program.h).
+#ifndef HIPKIT_CPU_PROGRAM_MEMORY_H
+#define HIPKIT_CPU_PROGRAM_MEMORY_H
+
+namespace __hk {
+
+// The device-memory part of a copy: a symbol's bytes [offset, offset + bytes).
+inline hipError_t symbol_range(const void* symbol, size_t size, size_t offset, size_t bytes,
+                               char** out) {
+  if (offset > size || bytes > size - offset) return result(hipErrorInvalidValue);
+  *out = const_cast<char*>(static_cast<const char*>(symbol)) + offset;
+  return hipSuccess;
+}
+
+inline hipError_t registered_symbol(const void* symbol, size_t size, size_t offset, size_t bytes,
+                                    char** out) {
+  if (size == 0) {  // a symbol given by address: only a registered global
+    if (int code = hkrt_program_global(symbol, &size)) return result(code);
+  }
+  return symbol_range(symbol, size, offset, bytes, out);
+}
+
+inline hipError_t copy(void* dst, const void* src, size_t bytes, int kind, hipStream_t stream,
+                       int async) {
+  return result(hkrt_memcpy(dst, src, bytes, kind, stream, async));
+}
+
+inline hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                          size_t height, int kind, hipStream_t stream, int async) {
+  if (width > dpitch || width > spitch) return result(hipErrorInvalidPitchValue);
+  if (dpitch == width && spitch == width) return copy(dst, src, width * height, kind, stream, async);
+  for (size_t row = 0; row < height; ++row) {
+    hipError_t code = copy(static_cast<char*>(dst) + row * dpitch,
+                           static_cast<const char*>(src) + row * spitch, width, kind, stream, async);
+    if (code != hipSuccess) return code;
+  }
+  return hipSuccess;
+}
+
+inline hipError_t set_2d(void* dst, size_t pitch, int value, size_t width, size_t height,
+                         hipStream_t stream, int async) {
+  if (width > pitch) return result(hipErrorInvalidPitchValue);
+  for (size_t row = 0; row < height; ++row) {
+    int code = hkrt_memset(static_cast<char*>(dst) + row * pitch, uint32_t(value) & 0xffu, width,
+                           1, stream, async);
+    if (code != hipSuccess) return result(code);
+  }
+  return hipSuccess;
+}
+
+}  // namespace __hk
+
+// ---- Memory --------------------------------------------------------------------
+
+inline hipError_t hipMalloc(void** ptr, size_t size) { return __hk::result(hkrt_malloc(ptr, size)); }
+inline hipError_t hipFree(void* ptr) { return __hk::result(hkrt_free(ptr)); }
+inline hipError_t hipMallocManaged(void** ptr, size_t size,
+                                   unsigned int flags = hipMemAttachGlobal) {
+  if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
+    return __hk::result(hipErrorInvalidValue);
+  return __hk::result(hkrt_malloc(ptr, size));
+}
+inline hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
+  (void)flags;  // every kind of host memory is the same on the CPU
+  return __hk::result(hkrt_host_malloc(ptr, size));
+}
+inline hipError_t hipMallocHost(void** ptr, size_t size) { return hipHostMalloc(ptr, size, 0); }
+inline hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
+  return hipHostMalloc(ptr, size, flags);
+}
+inline hipError_t hipHostFree(void* ptr) { return __hk::result(hkrt_host_free(ptr)); }
+inline hipError_t hipFreeHost(void* ptr) { return hipHostFree(ptr); }
+
+template <class T>
+inline hipError_t hipMalloc(T** ptr, size_t size) {
+  return hipMalloc(reinterpret_cast<void**>(ptr), size);
+}
+template <class T>
+inline hipError_t hipMallocManaged(T** ptr, size_t size, unsigned int flags = hipMemAttachGlobal) {
+  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+}
+template <class T>
+inline hipError_t hipHostMalloc(T** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
+  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+template <class T>
+inline hipError_t hipMallocHost(T** ptr, size_t size) {
+  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, 0);
+}
+template <class T>
+inline hipError_t hipHostAlloc(T** ptr, size_t size, unsigned int flags) {
+  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+
+inline hipError_t hipHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
+  if (device_ptr == nullptr || host_ptr == nullptr || flags != 0)
+    return __hk::result(hipErrorInvalidValue);
+  *device_ptr = host_ptr;  // one address space
+  return hipSuccess;
+}
+inline hipError_t hipHostRegister(void* ptr, size_t size, unsigned int) {
+  return ptr == nullptr || size == 0 ? __hk::result(hipErrorInvalidValue) : hipSuccess;
+}
+inline hipError_t hipHostUnregister(void* ptr) {
+  return ptr == nullptr ? __hk::result(hipErrorInvalidValue) : hipSuccess;
+}
+
+inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
+  if (attributes == nullptr || ptr == nullptr) return __hk::result(hipErrorInvalidValue);
+  if (int code = hkrt_init(0, 0)) return __hk::result(code);
+  memset(attributes, 0, sizeof(*attributes));
+  const int kind = hkrt_pointer_kind(ptr);
+  attributes->type = kind == 1 ? hipMemoryTypeDevice : kind == 2 ? hipMemoryTypeHost
+                                                                 : hipMemoryTypeUnregistered;
+  attributes->devicePointer = attributes->hostPointer = const_cast<void*>(ptr);
+  return hipSuccess;
+}
+
+inline hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  return __hk::result(hkrt_mem_get_info(free_bytes, total_bytes));
+}
+
+typedef void* hipDeviceptr_t;
+
+inline hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, hipMemcpyKind kind) {
+  return __hk::copy(dst, src, bytes, kind, nullptr, 0);
+}
+inline hipError_t hipMemcpyAsync(void* dst, const void* src, size_t bytes, hipMemcpyKind kind,
+                                 hipStream_t stream = nullptr) {
+  return __hk::copy(dst, src, bytes, kind, stream, 1);
+}
+inline hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t bytes) {
+  return hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice);
+}
+inline hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t bytes) {
+  return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost);
+}
+inline hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes) {
+  return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice);
+}
+inline hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void* src, size_t bytes,
+                                     hipStream_t stream) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, stream);
+}
+inline hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t bytes,
+                                     hipStream_t stream) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, stream);
+}
+inline hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes,
+                                     hipStream_t stream) {
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
+}
+inline hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, hipMemcpyKind kind) {
+  return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, 0);
+}
+inline hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                                   size_t width, size_t height, hipMemcpyKind kind,
+                                   hipStream_t stream = nullptr) {
+  return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
+}
+inline hipError_t hipMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                                size_t bytes) {
+  if (hipError_t code = __hk::check_device(dst_device)) return code;
+  if (hipError_t code = __hk::check_device(src_device)) return code;
+  return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice);
+}
+inline hipError_t hipMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                     size_t bytes, hipStream_t stream = nullptr) {
+  if (hipError_t code = __hk::check_device(dst_device)) return code;
+  if (hipError_t code = __hk::check_device(src_device)) return code;
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
+}
+
+inline hipError_t hipMemset(void* dst, int value, size_t bytes) {
+  return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, nullptr, 0));
+}
+inline hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream = nullptr) {
+  return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, stream, 1));
+}
+inline hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count) {
+  return __hk::result(hkrt_memset(dst, value, count, 1, nullptr, 0));
+}
+inline hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count) {
+  return __hk::result(hkrt_memset(dst, value, count, 2, nullptr, 0));
+}
+inline hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
+  return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, nullptr, 0));
+}
+inline hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
+                                   hipStream_t stream = nullptr) {
+  return __hk::result(hkrt_memset(dst, value, count, 1, stream, 1));
+}
+inline hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
+                                    hipStream_t stream = nullptr) {
+  return __hk::result(hkrt_memset(dst, value, count, 2, stream, 1));
+}
+inline hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
+                                    hipStream_t stream = nullptr) {
+  return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, stream, 1));
+}
+inline hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
+  return __hk::set_2d(dst, pitch, value, width, height, nullptr, 0);
+}
+inline hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width,
+                                   size_t height, hipStream_t stream = nullptr) {
+  return __hk::set_2d(dst, pitch, value, width, height, stream, 1);
+}
+
+// ---- Device globals (__device__, __constant__, __managed__ variables) -----------
+// HIP_SYMBOL(x) is x: the templates take the variable itself (its size is
+// known); the void* forms take its address, which must be a registered global.
+
+#define HIP_SYMBOL(X) X
+
+inline hipError_t hipGetSymbolAddress(void** address, const void* symbol) {
+  if (address == nullptr) return __hk::result(hipErrorInvalidValue);
+  char* at = nullptr;
+  if (hipError_t code = __hk::registered_symbol(symbol, 0, 0, 0, &at)) return code;
+  *address = at;
+  return hipSuccess;
+}
+inline hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
+  if (size == nullptr) return __hk::result(hipErrorInvalidValue);
+  return __hk::result(hkrt_program_global(symbol, size));
+}
+inline hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t bytes,
+                                    size_t offset = 0, hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  char* dst = nullptr;
+  if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &dst)) return code;
+  return __hk::copy(dst, src, bytes, kind, nullptr, 0);
+}
+inline hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes,
+                                         size_t offset, hipMemcpyKind kind,
+                                         hipStream_t stream = nullptr) {
+  char* dst = nullptr;
+  if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &dst)) return code;
+  return __hk::copy(dst, src, bytes, kind, stream, 1);
+}
+inline hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes,
+                                      size_t offset = 0,
+                                      hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  char* src = nullptr;
+  if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &src)) return code;
+  return __hk::copy(dst, src, bytes, kind, nullptr, 0);
+}
+inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes,
+                                           size_t offset, hipMemcpyKind kind,
+                                           hipStream_t stream = nullptr) {
+  char* src = nullptr;
+  if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &src)) return code;
+  return __hk::copy(dst, src, bytes, kind, stream, 1);
+}
+
+template <class T>
+inline hipError_t hipGetSymbolAddress(void** address, const T& symbol) {
+  if (address == nullptr) return __hk::result(hipErrorInvalidValue);
+  *address = const_cast<void*>(static_cast<const void*>(&symbol));
+  return hipSuccess;
+}
+template <class T>
+inline hipError_t hipGetSymbolSize(size_t* size, const T&) {
+  if (size == nullptr) return __hk::result(hipErrorInvalidValue);
+  *size = sizeof(T);
+  return hipSuccess;
+}
+template <class T>
+inline hipError_t hipMemcpyToSymbol(const T& symbol, const void* src, size_t bytes,
+                                    size_t offset = 0, hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  char* dst = nullptr;
+  if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &dst)) return code;
+  return __hk::copy(dst, src, bytes, kind, nullptr, 0);
+}
+template <class T>
+inline hipError_t hipMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes,
+                                         size_t offset, hipMemcpyKind kind,
+                                         hipStream_t stream = nullptr) {
+  char* dst = nullptr;
+  if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &dst)) return code;
+  return __hk::copy(dst, src, bytes, kind, stream, 1);
+}
+template <class T>
+inline hipError_t hipMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
+                                      hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  char* src = nullptr;
+  if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &src)) return code;
+  return __hk::copy(dst, src, bytes, kind, nullptr, 0);
+}
+template <class T>
+inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset,
+                                           hipMemcpyKind kind, hipStream_t stream = nullptr) {
+  char* src = nullptr;
+  if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &src)) return code;
+  return __hk::copy(dst, src, bytes, kind, stream, 1);
+}
+
+#endif  // HIPKIT_CPU_PROGRAM_MEMORY_H
