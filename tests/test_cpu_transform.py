@@ -54,6 +54,21 @@ extern "C" __global__ void vote_in_condition(int* out) {
     while (__any(v > 0)) { v -= 16; }
     out[threadIdx.x] = v;
 }
+
+extern "C" __global__ void vote_in_stride_condition(int* out, int n) {
+    int trips = 0;
+    for (int i = threadIdx.x; __any(i < n); i += blockDim.x) ++trips;
+    out[threadIdx.x] = trips;
+}
+
+// A __shared__ array declared between per-thread statements of one region.
+extern "C" __global__ void shared_after_local(const int* in, int* out, int n) {
+    const int t = threadIdx.x;
+    __shared__ int s[1024];
+    for (int i = t; i < n; i += 256) s[i] = in[i];
+    __syncthreads();
+    out[t] = s[n - 1 - t];
+}
 """
 
 
@@ -73,12 +88,13 @@ def test_execution_modes(cpu, monkeypatch):
     mod = hipkit.compile(SOURCE, name="shapes.hip")
     assert execution(mod, "plain")["mode"] == "loop"
     # A grid-stride loop runs with the block's threads in lockstep.
-    for name in ("top_barrier", "per_thread_loop", "grid_stride"):
+    for name in ("top_barrier", "per_thread_loop", "grid_stride", "shared_after_local"):
         assert execution(mod, name)["mode"] == "split", execution(mod, name)
     calls = execution(mod, "in_device_function")
     assert calls["mode"] == "fiber" and "helper_barrier" in calls["reason"]
     assert execution(mod, "in_switch")["mode"] == "fiber"
     assert execution(mod, "vote_in_condition")["mode"] == "fiber"
+    assert execution(mod, "vote_in_stride_condition")["mode"] == "fiber"
     assert mod.get_function("top_barrier").attributes["execution"] == "split execution"
 
 
@@ -122,6 +138,16 @@ def test_every_shape_computes_the_same(cpu, monkeypatch, rng, executor):
     steps = [(-(-(w + warp - 1) // 16)) for w in range(0, 128, warp)]
     expect = [thread - 16 * steps[thread // warp] for thread in t]
     assert np.array_equal(out.get(), expect)
+
+    # Each warp loops while any lane is below n: as many trips as its first lane.
+    n = 300
+    mod.get_function("vote_in_stride_condition")[1, 128](out, n)
+    assert np.array_equal(out.get(), -(-(n - t // warp * warp) // 128))
+
+    src = rng.integers(-1000, 1000, 700, dtype=np.int32)
+    wide = hipkit.zeros(256, np.int32)
+    mod.get_function("shared_after_local")[1, 256](hipkit.to_device(src), wide, 700)
+    assert np.array_equal(wide.get(), src[699 - np.arange(256)])
 
 
 def test_fiber_executor_is_reported(cpu, monkeypatch):

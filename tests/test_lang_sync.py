@@ -326,9 +326,91 @@ extern "C" __global__ void fence_block(const int* x, int* y) {
   __syncthreads();
   y[i] = s[blockDim.x - 1 - t] + y[i];
 }
+
+// The moving average of ROCm's HIP-Basic examples: a __shared__ array declared
+// after a per-thread value, filled by a loop that steps by the block size
+// written as a constant.  Launched with blockDim.x == BlockSize.
+template <unsigned BlockSize, unsigned Window>
+__global__ void moving_average(const unsigned* x, unsigned* y, unsigned n) {
+  const unsigned first = blockIdx.x * blockDim.x;
+  const unsigned i = first + threadIdx.x;
+  constexpr unsigned staged = BlockSize + Window - 1;
+  __shared__ unsigned window[staged];
+  for (unsigned k = threadIdx.x; k < staged; k += BlockSize)
+    if (first + k < n) window[k] = x[first + k];
+  __syncthreads();
+  if (i + Window <= n) {
+    unsigned sum = 0;
+    for (unsigned k = 0; k < Window; ++k) sum += window[threadIdx.x + k];
+    y[i] = sum / Window;
+  }
+}
+
+// A value the same for every thread, declared where it shadows a local that
+// the statement before it read.
+extern "C" __global__ void uniform_shadows_local(const int* x, int* y, int flag) {
+  __shared__ int s[1024];
+  const int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  int v = x[i];
+  s[t] = v;
+  __syncthreads();
+  if (flag) {
+    y[i] = v + s[(t + 1) % blockDim.x];
+    const int v = 1000 * flag;
+    y[i] += v;
+    __syncthreads();
+  }
+}
 """
 
-NAMES = ["tree_sum<int>", "tree_sum<double>", "tree_sum<unsigned long long>"]
+# Loops `for (i = threadIdx.x; i < K; i += step)` before and after barriers and
+# inside ifs, one kernel per step: constants (smaller and larger than the
+# block), the block size, half and twice it, a parameter.  Thread t owns the
+# elements t, t + step, ... of its block's K; with a step larger than the
+# block some elements have no owner and keep the value -7.
+STRIDED = r"""
+extern "C" __global__ void strided_NAME(const int* x, int* y, int* sums, int K, int step, int flag) {
+  const int t = threadIdx.x;
+  const int base = blockIdx.x * K;
+  __shared__ int s[2048];
+  if (t == 0)
+    for (int i = 0; i < 2048; ++i) s[i] = -7;
+  __syncthreads();
+  int acc = 0;
+  for (int i = t; i < K; i += STEP) s[i] = x[base + i];
+  __syncthreads();
+  if (t % 3 != 1) {
+    for (int i = t; i < K; i += STEP) acc += s[K - 1 - i];
+  }
+  if (flag) {
+    for (int i = t; i < K; i += STEP) acc -= 3 * s[i];
+    __syncthreads();
+    for (int i = t; i < K; i += STEP) s[i] = 5 * i + 1;
+    __syncthreads();
+  }
+  for (int i = t; i < K; i += STEP) y[base + i] = s[i] + s[K - 1 - i];
+  sums[blockIdx.x * blockDim.x + t] = acc;
+}
+"""
+STEPS = {
+    "c256": ("256", lambda block, param: 256),
+    "c64": ("64", lambda block, param: 64),
+    "c1": ("1", lambda block, param: 1),
+    "block": ("blockDim.x", lambda block, param: block),
+    "half": ("(blockDim.x + 1) / 2", lambda block, param: (block + 1) // 2),
+    "twice": ("2 * blockDim.x", lambda block, param: 2 * block),
+    "param": ("step", lambda block, param: param),
+}
+SOURCE += "".join(STRIDED.replace("NAME", name).replace("STEP", expr) for name, (expr, _) in STEPS.items())
+
+NAMES = [
+    "tree_sum<int>",
+    "tree_sum<double>",
+    "tree_sum<unsigned long long>",
+    "moving_average<256, 97>",
+    "moving_average<64, 9>",
+    "moving_average<1, 1>",
+]
 
 
 @pytest.fixture
@@ -580,3 +662,63 @@ def test_threadfence_block(mod, rng, block):
     mod.get_function("fence_block")[4, block](hipkit.to_device(x), y)
     v = x.reshape(4, block)
     np.testing.assert_array_equal(y.get(), (v[:, ::-1] - v).ravel())
+
+
+@pytest.mark.parametrize(
+    "expr,n",
+    [("moving_average<256, 97>", 100000), ("moving_average<64, 9>", 1000), ("moving_average<1, 1>", 5)],
+)
+def test_shared_array_filled_by_constant_stride_loop(mod, rng, expr, n):
+    block, window = (int(v) for v in expr[expr.index("<") + 1 : -1].split(","))
+    x = rng.integers(0, 10**6, n, dtype=np.uint32)
+    y = hipkit.zeros(n, np.uint32)
+    mod.get_function(expr)[cdiv(n, block), block](hipkit.to_device(x), y, n)
+    sums = np.lib.stride_tricks.sliding_window_view(x.astype(np.int64), window).sum(axis=1)
+    want = np.zeros(n, np.uint32)
+    want[: n - window + 1] = sums // window
+    np.testing.assert_array_equal(y.get(), want)
+
+
+@pytest.mark.parametrize("block", [1, 64, 1024])
+def test_uniform_declaration_shadowing_a_local(mod, rng, block):
+    x = rng.integers(-1000, 1000, 2 * block, dtype=np.int32)
+    y = hipkit.empty(2 * block, np.int32)
+    mod.get_function("uniform_shadows_local")[2, block](hipkit.to_device(x), y, 3)
+    v = x.reshape(2, block)
+    np.testing.assert_array_equal(y.get(), (v + np.roll(v, -1, axis=1) + 3000).ravel())
+
+
+def strided_reference(x, K, block, step, flag):
+    owned = [np.arange(t, K, step) for t in range(block)]
+    ys, sums = [], []
+    for xb in x.reshape(-1, K).astype(np.int64):
+        s = np.full(2048, -7, np.int64)
+        for i in owned:
+            s[i] = xb[i]
+        acc = np.array([s[K - 1 - i].sum() if t % 3 != 1 else 0 for t, i in enumerate(owned)])
+        if flag:
+            acc -= np.array([3 * s[i].sum() for i in owned])
+            for i in owned:
+                s[i] = 5 * i + 1
+        y = np.full(K, -99, np.int64)
+        for i in owned:
+            y[i] = s[i] + s[K - 1 - i]
+        ys.append(y)
+        sums.append(acc)
+    return np.concatenate(ys), np.concatenate(sums)
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+@pytest.mark.parametrize("block,K", [(1, 5), (64, 1000), (100, 999), (128, 77), (256, 2048), (1024, 1500)])
+def test_loops_striding_from_thread_index(mod, rng, step, block, K):
+    nblocks, param = 3, 37
+    stride = STEPS[step][1](block, param)
+    kernel = mod.get_function(f"strided_{step}")
+    for flag in (0, 1):
+        x = rng.integers(-1000, 1000, nblocks * K, dtype=np.int32)
+        y = hipkit.to_device(np.full(nblocks * K, -99, np.int32))
+        sums = hipkit.empty(nblocks * block, np.int32)
+        kernel[nblocks, block](hipkit.to_device(x), y, sums, K, param, flag)
+        want_y, want_sums = strided_reference(x, K, block, stride, flag)
+        np.testing.assert_array_equal(y.get(), want_y)
+        np.testing.assert_array_equal(sums.get(), want_sums)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
+from itertools import count, pairwise
 
 from ...cxxparse import (
     ASSIGN_OPS,
@@ -258,7 +258,7 @@ class Splitter:
                 self._lockstep_loop(stmt, ctx)
                 continue
             if not self._has_sync(stmt.start, stmt.end + 1):
-                if stmt.kind == "simple" and self._hoist_uniform(stmt):
+                if stmt.kind == "simple" and self._hoist_uniform(stmt, region):
                     continue
                 region.append(stmt)
                 continue
@@ -299,9 +299,11 @@ class Splitter:
         self.scopes.pop()
         self.out.append("}")
 
-    def _hoist_uniform(self, stmt: Stmt) -> bool:
+    def _hoist_uniform(self, stmt: Stmt, region: list[Stmt]) -> bool:
         """Emit a declaration outside the thread loops if every thread would
-        compute the same value (or it declares shared memory or a type)."""
+        compute the same value (or it declares shared memory or a type).
+        ``region`` holds the statements before it that are not yet emitted:
+        it runs ahead of them, so it must not shadow a name they use."""
         toks = self.toks
         first = toks[stmt.start].text
         if first in ("typedef", "using", "static_assert"):
@@ -312,6 +314,13 @@ class Splitter:
             return True
         decl = parse_declaration(toks, stmt.start, stmt.end)
         if decl is None:
+            return False
+        if region and any(
+            self._used_in(toks[d.name_index].text, region[0].start, region[-1].end + 1)
+            for d in decl.declarators
+        ):
+            if "__hk_shared" in decl.keywords:
+                raise Unsupported(f"__shared__ declaration at line {toks[stmt.start].line} shadows a name")
             return False
         if "__hk_shared" in decl.keywords:
             self.out.append(shared_declaration(self, stmt.start, stmt.end))
@@ -442,6 +451,13 @@ class Splitter:
                 declared.update((v.name, v) for v in self._storage(decl, stmt, subs))
         self.scopes.pop()
         jumps = self._jumps(region, subs, ctx)
+        # Statements hoisted out of the region (see _hoist_uniform) already ran
+        # outside the thread loop; a second copy inside would be a new variable
+        # that shadows the hoisted one (a thread-local copy of a __shared__
+        # array, say).
+        for before, after in pairwise(region):
+            if after.start > before.end + 1:
+                subs[before.end + 1] = (after.start - 1, "")
         body = self.emit_slice(lo, hi, subs)
         if jumps:
             code = (
@@ -782,8 +798,8 @@ class Splitter:
 
 def is_strided_loop(toks: list[Token], stmt: Stmt) -> bool:
     """The shape of a grid-stride loop: ``for (init; cond; v += step)`` with
-    the block size in the step, no barrier inside, and no break, continue or
-    return leaving its body."""
+    the block size in the step, no barrier or warp operation in its header or
+    body, and no break, continue or return leaving its body."""
     if stmt.kind != "for" or stmt.init[1] <= stmt.init[0] or stmt.cond[1] <= stmt.cond[0]:
         return False
     lo, hi = stmt.inc
@@ -792,7 +808,7 @@ def is_strided_loop(toks: list[Token], stmt: Stmt) -> bool:
     if not any(t.text in ("blockDim", "hipBlockDim_x") for t in toks[lo + 2 : hi]):
         return False
     body = stmt.children[0]
-    if any(toks[j].kind == IDENT and toks[j].text in SYNC_NAMES for j in range(body.start, body.end + 1)):
+    if any(toks[j].kind == IDENT and toks[j].text in SYNC_NAMES for j in range(stmt.start, stmt.end + 1)):
         return False
     return not any(True for _ in _jumps_of_loop(body)) and not any(
         s.kind in ("return", "goto") for s in walk(body)
