@@ -14,8 +14,10 @@ Example
 array([2., 2., 2.], dtype=float32)
 """
 
+from . import config as _config
 from ._errors import CompileError, CompileOptionError, HipError, hipError_t
 from .platforms.base import DeviceProperties, Target
+from .profiler import Profile, mark, profile, range
 from .runtime.device import Device, devices, get_device, set_device, synchronize
 from .runtime.memory import (
     DeviceArray,
@@ -42,6 +44,7 @@ __all__ = [
     "HipError",
     "Kernel",
     "Module",
+    "Profile",
     "Stream",
     "Target",
     "compile",
@@ -52,9 +55,17 @@ __all__ = [
     "from_dlpack",
     "get_device",
     "hipError_t",
+    "mark",
+    "profile",
+    "range",
     "set_device",
     "synchronize",
     "to_device",
     "zeros",
     "zeros_like",
 ]
+
+if _config.get("HIPKIT_PROF_DIR"):  # run by `hipkit prof`: traced from the start
+    from .profiler.session import start_from_environment
+
+    start_from_environment()

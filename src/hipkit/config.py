@@ -141,6 +141,13 @@ VARIABLES: dict[str, Variable] = {
             "1: every kernel launch waits for the kernel to finish.",
         ),
         Variable(
+            "HIPKIT_PROF_DIR",
+            str,
+            "",
+            "Set by `hipkit prof` for the program it runs: trace the process from hipkit's "
+            "import to its exit, spooling records into this directory.",
+        ),
+        Variable(
             "HIPKIT_LOG_LEVEL",
             _choice("debug", "info", "warning", "error"),
             "warning",

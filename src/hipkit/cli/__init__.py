@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import cc, doctor, hipify, info, run
+from . import cc, doctor, hipify, info, prof, run
 
-_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify, "cc": cc, "run": run}
+_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify, "cc": cc, "run": run, "prof": prof}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._errors import HipError, hipError_t
+from ..runtime import hooks
 from ..runtime.device import Device
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,12 +35,17 @@ def set_last_error(code: int) -> None:
 
 def hip_api(fn: F) -> F:
     """Record the code of a HipError that ``fn`` raises as this thread's last
-    error (hipGetLastError).  Successful calls leave it, as CUDA and ROCm 6 do."""
+    error (hipGetLastError).  Successful calls leave it, as CUDA and ROCm 6 do.
+    With a tool at the hook point (runtime/hooks.py), the call goes through it."""
+    name = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            tool = hooks.api
+            if tool is None:
+                return fn(*args, **kwargs)
+            return tool(name, fn, args, kwargs)
         except HipError as exc:
             _thread.last_error = int(exc.code)
             raise

@@ -16,6 +16,7 @@ from functools import cached_property
 from .. import config, platforms
 from .._errors import HipError
 from ..platforms.base import DeviceProperties, Platform, Target
+from . import hooks
 
 
 class Device:
@@ -32,6 +33,7 @@ class Device:
             self.platform = platforms.default()
         else:
             self.platform = platforms.get(platform)
+        hooks.platform_used(self.platform)
         visible = _visible(self.platform)
         if not 0 <= index < len(visible):
             raise HipError(101, f"device {index} of {self.platform.name}: {len(visible)} device(s) visible")

@@ -219,12 +219,14 @@ class Kernel:
         self.device = device
         self._native = device._native
         # What a launch needs, without the kernel (a launcher it keeps makes no cycle).
+        # The platform itself, not its bound launch: ``platform.launch`` is looked up
+        # at each call, so that a tool at the hook point (runtime/hooks.py) sees it.
         self._launch_parts = (
             module,
             device._native,
             info,
             device.platform.reset_generation,
-            device.platform.launch,
+            device.platform,
             Packer(info.params, info.name, device).pack,
         )
         self._max_dynamic_shared: int | None = None
@@ -305,7 +307,7 @@ class _Launcher:
 
     def __call__(self, *args) -> None:
         """Pack the arguments and launch: kept short, it is the hot path."""
-        module, native, info, reset_generation, launch, pack = self.parts
+        module, native, info, reset_generation, platform, pack = self.parts
         if module._generation != reset_generation(native):
             module._check()
-        launch(native, info, self.grid, self.block, self.shared_mem, self.stream, pack(args))
+        platform.launch(native, info, self.grid, self.block, self.shared_mem, self.stream, pack(args))

@@ -1,0 +1,93 @@
+"""Where a profile's records wait: lists in memory, moved to a file in chunks.
+
+Memory stays bounded however long the program runs: once the lists hold
+:data:`CHUNK_ROWS` rows they are pickled to the spool file and emptied.  The
+file is a sequence of pickled ``{domain: [row, ...]}`` chunks, readable while it
+grows and after the writing process died (all but the chunk in memory then).
+Rows are plain tuples (cheap to make on the hot path); ``records.py`` gives
+them their types when read.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHUNK_ROWS = 50_000
+
+# The domains, in the order their rows are kept.
+DOMAINS = ("kernel", "copy", "api", "marker", "alloc", "device", "thread", "meta")
+
+
+class Spool:
+    """Rows of each domain: ``spool.rows[domain].append(row)`` from any thread;
+    :meth:`flush` moves them to ``path`` (None: never, they stay in memory)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.rows: dict[str, list[tuple]] = {domain: [] for domain in DOMAINS}
+        self._lock = threading.RLock()
+        self._writing = False
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"")
+
+    def disown(self) -> None:
+        """Leave the file and the rows to their owner (a forked child's copy)."""
+        self.path = None
+        for rows in self.rows.values():
+            rows.clear()
+
+    def pending(self) -> int:
+        return sum(len(rows) for rows in self.rows.values())
+
+    def maybe_flush(self) -> None:
+        if self.path is not None and self.pending() >= CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Append the rows in memory to the file as one chunk."""
+        if self.path is None:
+            return
+        with self._lock:
+            if self._writing:
+                return  # a signal handler interrupted this thread's flush: never two chunks in one
+            self._writing = True
+            try:
+                chunk: dict[str, list[tuple]] = {}
+                for domain, rows in self.rows.items():
+                    count = len(rows)  # rows appended meanwhile stay for the next chunk
+                    if count:
+                        chunk[domain] = rows[:count]
+                        del rows[:count]
+                if chunk:
+                    with open(self.path, "ab") as f:
+                        pickle.dump(chunk, f, protocol=pickle.HIGHEST_PROTOCOL)
+                        f.flush()
+                        os.fsync(f.fileno())
+            finally:
+                self._writing = False
+
+    def read(self, domain: str) -> Iterator[tuple]:
+        """Every row of ``domain``: those in the file, then those in memory."""
+        if self.path is not None:
+            yield from read_file(self.path, domain)
+        yield from list(self.rows[domain])
+
+
+def read_file(path: Path, domain: str) -> Iterator[tuple]:
+    """The rows of ``domain`` in a spool file (a truncated last chunk, from a
+    process that died while writing it, is ignored)."""
+    with open(path, "rb") as f:
+        while True:
+            try:
+                chunk: dict[str, Any] = pickle.load(f)
+            except EOFError:
+                return
+            except (pickle.UnpicklingError, ValueError, AttributeError):
+                return  # cut short by a crash
+            yield from chunk.get(domain, ())
