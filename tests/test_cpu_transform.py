@@ -161,3 +161,25 @@ def test_fiber_executor_is_reported(cpu, monkeypatch):
 def test_name_expression_must_name_a_kernel(cpu):
     with pytest.raises(hipkit.CompileError, match="nothing<int>"):
         hipkit.compile(SOURCE, name_expressions=["nothing<int>"])
+
+
+NOINLINE = r"""
+// libstdc++ 13 writes the attribute by its reserved name in its own headers
+// (basic_string.h); HIP code writes __noinline__ as a specifier.  Both compile.
+__attribute__((__noinline__, __cold__)) static int cold_half(int x) { return x / 2; }
+__noinline__ __device__ int twice(int x) { return 2 * x; }
+__device__ __noinline__ int thrice(int x) { return 3 * x; }
+
+extern "C" __global__ void uses_noinline(int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = twice(out[i]) + thrice(out[i]) + cold_half(out[i]);
+}
+"""
+
+
+def test_noinline_as_specifier_and_inside_attribute_lists(cpu, rng):
+    kernel = hipkit.compile(NOINLINE, device=cpu).get_function("uses_noinline")
+    host = rng.integers(-1000, 1000, 300, dtype=np.int32)
+    x = hipkit.to_device(host, device=cpu)
+    kernel[2, 256](x, host.size)
+    np.testing.assert_array_equal(x.get(), 5 * host + (host / 2).astype(np.int32))

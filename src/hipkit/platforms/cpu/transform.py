@@ -252,6 +252,8 @@ def _default_rewrites(unit: _Unit, top) -> None:
             j = close
         elif t.text == "__assert_fail":
             subs[j] = (j, "__hk_assert_fail")
+        elif t.text == "__hk_noinline":
+            subs[j] = (j, "noinline" if _in_attribute_list(toks, j) else "__attribute__((noinline))")
         elif t.text == "__hk_shared":
             start = j
             while start > 0 and toks[start - 1].text in ("extern", "static", "const", "volatile"):
@@ -268,6 +270,23 @@ def _default_rewrites(unit: _Unit, top) -> None:
             else:
                 subs[j] = (j, "__thread" if at_namespace else "static __thread")
         j += 1
+
+
+def _in_attribute_list(toks: list[Token], j: int) -> bool:
+    """Whether token ``j`` is a name in an ``__attribute__((...))`` list."""
+    depth = 0
+    for k in range(j - 1, max(j - 64, 0) - 1, -1):
+        text = toks[k].text
+        if text == ")":
+            depth += 1
+        elif text == "(":
+            if depth == 0:
+                opener = [t.text for t in toks[max(k - 2, 0) : k]]
+                return opener in (["__attribute__", "("], ["__attribute", "("])
+            depth -= 1
+        elif text in (";", "{", "}"):
+            return False
+    return False
 
 
 def _statement_end(toks: list[Token], j: int) -> int:

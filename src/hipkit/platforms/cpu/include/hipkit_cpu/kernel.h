@@ -1,7 +1,7 @@
 // hipkit CPU platform: included first into every HIP source compiled for the CPU.
 //
 // HIP's execution-space and memory-space keywords become marker identifiers
-// (__hk_global, __hk_device, __hk_shared, __hk_launch_bounds) that survive
+// (__hk_global, __hk_device, __hk_shared, __hk_launch_bounds, __hk_noinline) that survive
 // preprocessing; hipkit's source transform then rewrites each kernel into a
 // block function and removes every marker.  A source compiled without the
 // transform therefore fails to build instead of running wrongly.
@@ -19,7 +19,9 @@
 #define __host__
 #define __launch_bounds__(...) __hk_launch_bounds(__VA_ARGS__)
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// A marker too: libstdc++ 13 writes __attribute__((__noinline__, ...)), where the
+// attribute must stay a name; the transform writes what each place needs.
+#define __noinline__ __hk_noinline
 #define HIP_DYNAMIC_SHARED(type, var) extern __hk_shared type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
