@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import config
+from ..runtime.device import current_device
 from . import _tracer
 from ._spool import Spool
 from ._tracer import Domains, Tracer
@@ -88,6 +89,12 @@ class Profile(Trace):
             raise RuntimeError("this profile has already run; make a new one with hipkit.profile()")
         tracer = Tracer(self._spool, self._domains)
         tracer.start()
+        device = current_device()
+        if device is not None:
+            # Its timing events and reference now, not inside the first traced
+            # launch: making them takes a while on a GPU, which the program's own
+            # timing of that launch would otherwise include.
+            tracer.clock_of(device.platform, device._native)
         self._tracer, self._ran = tracer, True
         return self
 

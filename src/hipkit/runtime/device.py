@@ -138,6 +138,11 @@ def get_device() -> Device:
     return dev
 
 
+def current_device() -> Device | None:
+    """This thread's current device if it has one (never makes one)."""
+    return getattr(_current, "device", None)
+
+
 def set_device(device: Device | int) -> None:
     """Make ``device`` (or index ``device`` of the current platform) current (hipSetDevice)."""
     if isinstance(device, int):
