@@ -26,10 +26,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def hipkit_command(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``hipkit ARGS`` for the CPU platform (on a GPU machine the default would be the GPU's)."""
     return subprocess.run(
         [sys.executable, "-m", "hipkit.cli", *args],
         cwd=cwd,
-        env=environment(),
+        env=environment(HIPKIT_PLATFORM="cpu"),
         input=stdin,
         capture_output=True,
         text=True,
@@ -609,7 +610,6 @@ def test_usage_errors(tmp_path, capsys, monkeypatch):
         ("-Zfoo", "a.hip"): "unsupported option '-Zfoo'",
         ("notes.txt",): "unknown kind of input",
         ("-c", "-o", "x.o", "a.hip", "a.hip"): "-o with -c takes one source file",
-        ("--platform", "nvidia", "a.hip"): "cannot build programs for the nvidia platform yet",
         ("--platform", "tpu", "a.hip"): "unknown platform 'tpu'",
         ("-o",): "option -o needs a value",
     }
@@ -684,3 +684,14 @@ def test_version_lists_every_toolchain():
     for tool in ("nvcc", "hipcc", "amdclang++"):
         (line,) = [line for line in lines if line.strip().startswith(tool + ":")]
         assert line.endswith("not found") or "[" in line
+
+
+def test_hiprtc_in_a_program_is_a_clear_error(tmp_path):
+    """hiprtc is not in CPU programs yet: hipkit's own header says so, rather than a
+    system ROCm's hip/hiprtc.h failing with an error about platform macros."""
+    source = "#include <hip/hip_runtime.h>\n#include <hip/hiprtc.h>\nint main() { return 0; }\n"
+    write(tmp_path, "rtc.hip", source)
+    done = hipkit_command("cc", "-o", "rtc", "rtc.hip", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "hiprtc is not available to programs built for the CPU" in done.stderr
+    assert not (tmp_path / "rtc").exists()

@@ -1,8 +1,10 @@
 """``hipkit cc``: a hipcc-compatible driver for whole HIP programs.
 
 Host code and kernels, several source files, objects and libraries are built
-with hipcc's options into an executable for a platform (``--platform``; this
-hipkit builds for ``cpu``).  ``hipkit run`` builds into the cache and runs.
+with hipcc's options into an executable for a platform (``--platform``): ``cpu``
+(the system C++ compiler and hipkit's CPU runtime), ``nvidia`` (nvcc with
+hipkit's HIP-on-CUDA headers) or ``amd`` (ROCm's hipcc).  ``hipkit run`` builds
+into the cache and runs.
 
 Example
 -------
@@ -14,7 +16,7 @@ Example
 
 from .driver import build, cached_program
 from .options import OptionError, Options, parse_args
-from .toolchains import Tool, Toolchain, Unit, find_tools, report, select
+from .toolchains import Tool, Toolchain, Unit, default_platform, find_tools, report, select
 
 __all__ = [
     "OptionError",
@@ -24,6 +26,7 @@ __all__ = [
     "Unit",
     "build",
     "cached_program",
+    "default_platform",
     "find_tools",
     "parse_args",
     "report",

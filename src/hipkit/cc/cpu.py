@@ -17,8 +17,7 @@ the library beside it.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
+import shlex
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from .. import _cache, config
 from .._errors import CompileError
 from ..platforms.cpu import _lib, compiler
 from .options import Options, is_source
-from .toolchains import Toolchain, Unit
+from .toolchains import Tool, Toolchain, Unit, link_atomically, version_line, which
 
 __all__ = ["CpuToolchain"]
 
@@ -43,6 +42,22 @@ class CpuToolchain(Toolchain):
     def __init__(self) -> None:
         self.warp_size: int = config.get("HIPKIT_CPU_WARP_SIZE")
         self.cxx: str = config.get("HIPKIT_CXX")
+
+    @classmethod
+    def tools(cls) -> list[Tool]:
+        cxx = shlex.split(config.get("HIPKIT_CXX"))
+        path = which(cxx[0]) if cxx else None
+        version = version_line([path, *cxx[1:]]) if path else "not found"
+        return [Tool(f"C++ compiler (HIPKIT_CXX={' '.join(cxx)})", "cpu", path, version)]
+
+    @classmethod
+    def missing(cls) -> str:
+        cxx = shlex.split(config.get("HIPKIT_CXX"))
+        return "" if cxx and which(cxx[0]) else f"C++ compiler {' '.join(cxx)!r} not found (set HIPKIT_CXX)"
+
+    @classmethod
+    def device_present(cls) -> bool:
+        return True
 
     def compile(self, source: str, options: Options) -> Unit:
         if not os.path.isfile(source):
@@ -67,40 +82,16 @@ class CpuToolchain(Toolchain):
 
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
         lib_dir = _runtime(_lib.lib_dir)
-        objects = self._objects(units, options)
-        output = Path(output)
-        # Linked beside the output and renamed over it: never a partial file.
-        try:
-            work = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
-        except OSError as exc:
-            raise CompileError(f"cannot write {output}: {exc.strerror}") from None
-        try:
-            cmd = [
-                self.cxx,
-                *objects,
-                *options.link_flags,
-                f"-L{lib_dir}",
-                "-lhipkit_cpu",
-                f"-Wl,-rpath,{lib_dir}",
-                "-Wl,-rpath,$ORIGIN",
-                "-o",
-                str(work / output.name),
-            ]
-            try:
-                done = subprocess.run(cmd, capture_output=True, text=True)
-            except FileNotFoundError:
-                raise CompileError(f"C++ compiler {self.cxx!r} not found (set HIPKIT_CXX)") from None
-            if done.returncode != 0:
-                log = done.stdout + done.stderr
-                for unit in units:  # the user's names, not the cache's
-                    log = log.replace(str(unit.object), f"{unit.source} (object)")
-                raise CompileError(f"linking {output} failed", log)
-            try:
-                os.replace(work / output.name, output)
-            except OSError as exc:
-                raise CompileError(f"cannot write {output}: {exc.strerror}") from None
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        command = [
+            self.cxx,
+            *self._objects(units, options),
+            *options.link_flags,
+            f"-L{lib_dir}",
+            "-lhipkit_cpu",
+            f"-Wl,-rpath,{lib_dir}",
+            "-Wl,-rpath,$ORIGIN",
+        ]
+        link_atomically(command, units, output, f"C++ compiler {self.cxx!r} not found (set HIPKIT_CXX)")
 
     def program_key(self, units: list[Unit], options: Options) -> str:
         parts: list[str | bytes] = [self.cxx, compiler.compiler_identity(), _runtime(_lib.build_key)]

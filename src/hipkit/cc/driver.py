@@ -58,6 +58,7 @@ def _copy_atomically(src: Path, dst: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as out, open(src, "rb") as data:
             shutil.copyfileobj(data, out)
+        shutil.copymode(src, tmp)  # the compiler's (umask) mode, not mkstemp's 0600
         os.replace(tmp, dst)
     except OSError as exc:
         os.unlink(tmp)

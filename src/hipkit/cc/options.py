@@ -53,7 +53,7 @@ class Options:
     compile_flags: tuple[str, ...] = ()
     link_flags: tuple[str, ...] = ()
     platform: str | None = None  # --platform
-    offload_archs: tuple[str, ...] = ()  # --offload-arch (GPU platforms)
+    offload_archs: tuple[str, ...] = ()  # --offload-arch, -arch (GPU platforms)
     fast_math: bool = False
     version: bool = False
     help: bool = False
@@ -114,7 +114,7 @@ def parse_args(args: list[str] | tuple[str, ...]) -> Options:
             found["platform"] = arg.split("=", 1)[1]
         elif arg in ("--offload-arch", "--amdgpu-target", "--gpu-architecture", "-arch"):
             archs.append(value(arg))
-        elif arg.startswith(("--offload-arch=", "--amdgpu-target=", "--gpu-architecture=")):
+        elif arg.startswith(("--offload-arch=", "--amdgpu-target=", "--gpu-architecture=", "-arch=")):
             archs.append(arg.split("=", 1)[1])
         elif arg in _COMPILE_VALUED:
             compile_flags.append(arg + value(arg))

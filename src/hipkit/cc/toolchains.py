@@ -2,9 +2,10 @@
 
 A *toolchain* builds whole programs for one platform (seam 2 of DESIGN.md, for
 programs): ``compile`` turns one source file into an object, ``link`` makes an
-executable.  This hipkit has the CPU's; NVIDIA's (nvcc with hipkit's
-HIP-on-CUDA headers) and AMD's (ROCm's hipcc/amdclang++ with
-``--offload-arch=gfx...``) join :data:`_TOOLCHAINS` by name.
+executable.  The CPU's uses the system C++ compiler and hipkit's CPU runtime;
+NVIDIA's is nvcc with hipkit's HIP-on-CUDA headers (:mod:`hipkit.cc.nvidia`);
+AMD's is ROCm's hipcc with ROCm's own headers (:mod:`hipkit.cc.amd`).  Each is
+found by name in :data:`_TOOLCHAINS`.
 
 ``hipkit cc --version`` reports every compiler found, for every platform, and
 what is missing (:func:`report`).
@@ -14,22 +15,36 @@ from __future__ import annotations
 
 import importlib
 import os
-import shlex
 import shutil
 import subprocess
+import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, config
+from .._errors import CompileError
 from .options import OptionError, Options
 
-__all__ = ["Tool", "Toolchain", "Unit", "find_tools", "report", "select"]
+__all__ = [
+    "Tool",
+    "Toolchain",
+    "Unit",
+    "default_platform",
+    "find_tools",
+    "link_atomically",
+    "report",
+    "select",
+]
 
 # Preference order for the default platform (as the Python API's).
 PLATFORMS = ("nvidia", "amd", "cpu")
 # name -> "module:class" of the platforms whose programs hipkit can build.
-_TOOLCHAINS = {"cpu": "hipkit.cc.cpu:CpuToolchain"}
+_TOOLCHAINS = {
+    "nvidia": "hipkit.cc.nvidia:NvidiaToolchain",
+    "amd": "hipkit.cc.amd:AmdToolchain",
+    "cpu": "hipkit.cc.cpu:CpuToolchain",
+}
 
 
 @dataclass(frozen=True)
@@ -41,10 +56,41 @@ class Unit:
     log: str
 
 
+@dataclass(frozen=True)
+class Tool:
+    """A compiler (or library) a platform uses: where it is and its version line."""
+
+    role: str  # "C++ compiler", "nvcc", "hipcc", "amdclang++", ...
+    platform: str
+    path: str | None
+    version: str  # first informative line of --version, or why it is missing
+    required: bool = True  # False: reported, but the platform builds without it
+
+
 class Toolchain(ABC):
-    """Builds whole HIP programs for one platform."""
+    """Builds whole HIP programs for one platform.
+
+    The class methods describe the machine without building anything: what the
+    toolchain lacks here, the tools it found, and whether a GPU it builds for is
+    present (the default platform is the first whose programs can run here)."""
 
     name: str
+
+    @classmethod
+    @abstractmethod
+    def tools(cls) -> list[Tool]:
+        """The compilers (and libraries) this toolchain uses, found or not."""
+
+    @classmethod
+    def missing(cls) -> str:
+        """Why this toolchain cannot build programs here; "" when it can."""
+        absent = [t for t in cls.tools() if t.path is None and t.required]
+        return "; ".join(f"{t.role}: {t.version}" for t in absent)
+
+    @classmethod
+    def device_present(cls) -> bool:
+        """Whether this machine has a device the programs can run on."""
+        return False
 
     @abstractmethod
     def compile(self, source: str, options: Options) -> Unit:
@@ -61,38 +107,49 @@ class Toolchain(ABC):
         """What determines the executable linked from ``units`` (for caching it)."""
 
 
-@dataclass(frozen=True)
-class Tool:
-    """A compiler the platforms use: where it is and its version line."""
+def _toolchain_class(name: str) -> type[Toolchain]:
+    module_name, class_name = _TOOLCHAINS[name].split(":")
+    cls: type[Toolchain] = getattr(importlib.import_module(module_name), class_name)
+    return cls
 
-    role: str  # "C++ compiler", "nvcc", "hipcc", "amdclang++"
-    platform: str
-    path: str | None
-    version: str  # first informative line of --version, or why it is missing
+
+def default_platform() -> str:
+    """HIPKIT_PLATFORM, else the first of nvidia and amd with a GPU here and its
+    compiler installed, else cpu: the platform the program can run on."""
+    forced = config.get("HIPKIT_PLATFORM")
+    if forced:
+        return str(forced)
+    for name in PLATFORMS[:-1]:
+        cls = _toolchain_class(name)
+        if cls.device_present() and not cls.missing():
+            return name
+    return "cpu"
 
 
 def select(options: Options) -> Toolchain:
-    """The toolchain of ``--platform``, else ``HIPKIT_PLATFORM``, else the
-    first of nvidia, amd, cpu that this hipkit builds programs for."""
-    name = options.platform or config.get("HIPKIT_PLATFORM")
-    if name:
-        if name not in PLATFORMS:
-            raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(PLATFORMS)}")
-        if name not in _TOOLCHAINS:
-            raise OptionError(
-                f"hipkit cc cannot build programs for the {name} platform yet (it builds for: "
-                f"{', '.join(_TOOLCHAINS)}); use --platform cpu"
-            )
-    else:
-        name = next(p for p in PLATFORMS if p in _TOOLCHAINS)
-    module_name, class_name = _TOOLCHAINS[name].split(":")
-    toolchain: Toolchain = getattr(importlib.import_module(module_name), class_name)()
-    return toolchain
+    """The toolchain of ``--platform``, else of :func:`default_platform`.
+
+    Raises
+    ------
+    OptionError
+        For a platform hipkit does not know.
+    CompileError
+        When the platform's compiler is missing (with the reason).
+    """
+    name = options.platform or default_platform()
+    if name not in PLATFORMS:
+        raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(PLATFORMS)}")
+    cls = _toolchain_class(name)
+    reason = cls.missing()
+    if reason:
+        raise CompileError(f"cannot build programs for the {name} platform here: {reason}")
+    return cls()
 
 
-def _version_line(command: list[str], pick: str = "") -> str:
+def version_line(command: list[str], pick: str = "", env: dict[str, str] | None = None) -> str:
+    """The first line of ``command --version`` (the first containing ``pick``)."""
     try:
-        done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=30, env=env)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"cannot run: {exc}"
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
@@ -102,7 +159,8 @@ def _version_line(command: list[str], pick: str = "") -> str:
     return (chosen or lines)[0]
 
 
-def _which(name: str, *dirs: str) -> str | None:
+def which(name: str, *dirs: str) -> str | None:
+    """``name`` on PATH, else in the first of ``dirs`` that has it."""
     found = shutil.which(name)
     if found:
         return found
@@ -113,54 +171,68 @@ def _which(name: str, *dirs: str) -> str | None:
     return None
 
 
+def link_atomically(
+    command: list[str], units: list[Unit], output: Path, missing: str, env: dict[str, str] | None = None
+) -> None:
+    """Run the linker ``command`` with ``-o`` a file beside ``output``, then rename
+    it over ``output``: a failed link leaves no file and an old one as it was.
+    The diagnostics name the units' sources rather than their cached objects;
+    ``missing`` is the error when the command cannot be found."""
+    output = Path(output)
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
+    except OSError as exc:
+        raise CompileError(f"cannot write {output}: {exc.strerror}") from None
+    try:
+        try:
+            done = subprocess.run(
+                [*command, "-o", str(work / output.name)], capture_output=True, text=True, env=env
+            )
+        except FileNotFoundError:
+            raise CompileError(missing) from None
+        if done.returncode != 0:
+            log = done.stdout + done.stderr
+            for unit in units:
+                log = log.replace(str(unit.object), f"{unit.source} (object)")
+            raise CompileError(f"linking {output} failed", log)
+        try:
+            os.replace(work / output.name, output)
+        except OSError as exc:
+            raise CompileError(f"cannot write {output}: {exc.strerror}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def find_tools() -> list[Tool]:
     """Every compiler hipkit's platforms use, found or not."""
-    tools = []
-    cxx = shlex.split(config.get("HIPKIT_CXX"))
-    cxx_path = _which(cxx[0]) if cxx else None
-    tools.append(
-        Tool(
-            f"C++ compiler (HIPKIT_CXX={' '.join(cxx)})",
-            "cpu",
-            cxx_path,
-            _version_line([cxx_path, *cxx[1:]]) if cxx_path else "not found",
-        )
-    )
-    cuda = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
-    nvcc = _which("nvcc", *cuda, "/usr/local/cuda/bin")
-    tools.append(Tool("nvcc", "nvidia", nvcc, _version_line([nvcc], "release") if nvcc else "not found"))
-    rocm = os.environ.get("ROCM_PATH", "/opt/rocm")
-    hipcc = _which("hipcc", os.path.join(rocm, "bin"))
-    tools.append(Tool("hipcc", "amd", hipcc, _version_line([hipcc], "HIP version") if hipcc else "not found"))
-    clang = _which("amdclang++", os.path.join(rocm, "llvm", "bin"), os.path.join(rocm, "bin"))
-    tools.append(Tool("amdclang++", "amd", clang, _version_line([clang]) if clang else "not found"))
-    return tools
+    return [tool for name in reversed(PLATFORMS) for tool in _toolchain_class(name).tools()]
 
 
 def report() -> tuple[str, bool]:
     """``hipkit cc --version``'s text, and whether some platform can build programs."""
-    tools = find_tools()
-    usable = {t.platform for t in tools if t.path} & set(_TOOLCHAINS)
     try:
-        default = select(Options()).name
-    except OptionError as exc:
+        default = default_platform()
+    except ValueError as exc:  # a bad HIPKIT_PLATFORM
         default = f"none ({exc})"
     lines = [
         f"hipkit cc {__version__} (HIP compiler driver, hipcc's options)",
         f"Default platform: {default}",
     ]
+    usable = False
     for platform in PLATFORMS:
-        if platform not in _TOOLCHAINS:
-            state = "not supported by hipkit cc yet"
-        elif platform in usable:
-            state = "ready"
-        else:
-            state = "missing its compiler"
+        cls = _toolchain_class(platform)
+        reason = cls.missing()
+        usable = usable or not reason
+        state = f"cannot build here ({reason})" if reason else "ready"
+        if not reason and platform != "cpu":
+            state += (
+                "; a GPU is present" if cls.device_present() else "; no GPU here to run on (compile only)"
+            )
         lines.append(f"Platform {platform}: {state}")
-        for tool in (t for t in tools if t.platform == platform):
+        for tool in cls.tools():
             where = f" [{tool.path}]" if tool.path else ""
             lines.append(f"  {tool.role}: {tool.version}{where}")
         if platform == "cpu":
             lines.append(f"  hipkit CPU runtime: {__version__} (libhipkit_cpu.so, built on first use)")
             lines.append(f"  warp size: {config.get('HIPKIT_CPU_WARP_SIZE')} (HIPKIT_CPU_WARP_SIZE)")
-    return "\n".join(lines), bool(usable)
+    return "\n".join(lines), usable

@@ -36,7 +36,8 @@ options:
   -L DIR, -l NAME, -Wl,ARG, -pthread
                         linker options
   --offload-arch=ARCH   GPU architecture (GPU platforms; the CPU build ignores it)
-  --platform NAME       cpu (default when no GPU platform can build programs)
+  --platform NAME       cpu, nvidia or amd (default: HIPKIT_PLATFORM, else the GPU here
+                        whose compiler is installed, else cpu)
   --version             the compilers of every platform, found or missing
   -h, --help            this text
 """

@@ -1,0 +1,133 @@
+"""What the GPU platforms' toolchains share: a vendor's compiler driver (nvcc,
+hipcc) run once per source and once to link, with cached objects.
+
+A source is first preprocessed (host side, which sees every header the device
+side does), and its object is cached under the hash of that text, the flags and
+the compiler's identity, as the CPU's are: an unchanged file, headers
+included, is not compiled again.  The platform modules say how hipcc's options
+become their compiler's (:meth:`GpuToolchain.compile_flags`,
+:meth:`GpuToolchain.link_flags`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from abc import abstractmethod
+from pathlib import Path
+
+from .. import _cache
+from .._errors import CompileError
+from .options import Options, is_source
+from .toolchains import Toolchain, Unit, link_atomically
+
+__all__ = ["GpuToolchain", "run_compiler"]
+
+
+def run_compiler(
+    command: list[str], what: str, env: dict[str, str] | None = None, output: bool = False
+) -> tuple[bytes, str]:
+    """Run a compiler; its stdout and its diagnostics (stderr, and stdout
+    unless ``output``: stdout is then the result, the preprocessed text).
+
+    Raises
+    ------
+    CompileError
+        ``what`` failed, with the diagnostics.
+    """
+    try:
+        done = subprocess.run(command, capture_output=True, env=env)
+    except OSError as exc:
+        raise CompileError(f"{what} failed: cannot run {command[0]}: {exc.strerror}") from None
+    log = done.stderr.decode(errors="replace")
+    if not output:
+        log += done.stdout.decode(errors="replace")
+    if done.returncode != 0:
+        raise CompileError(f"{what} failed", log)
+    return done.stdout, log
+
+
+class GpuToolchain(Toolchain):
+    """A toolchain driving a GPU vendor's compiler (``compiler``)."""
+
+    compiler: str  # the driver's path
+    # Before each source: the language (nvcc takes .cpp as plain C++).
+    source_language: tuple[str, ...] = ()
+    # Preprocessing: the host side only, to stdout.
+    preprocess_only: tuple[str, ...] = ("-E",)
+
+    def __init__(self, compiler: str) -> None:
+        self.compiler = compiler
+
+    def environment(self) -> dict[str, str] | None:
+        """The compiler's environment (None: this process's)."""
+        return None
+
+    @abstractmethod
+    def compile_flags(self, options: Options) -> list[str]:
+        """The compiler's flags for ``options``' compile step (targets included);
+        raises OptionError for what this platform cannot do."""
+
+    @abstractmethod
+    def link_flags(self, options: Options) -> list[str]:
+        """The compiler's flags for ``options``' link step, after the inputs."""
+
+    def target_note(self, options: Options) -> str:
+        """What decides the targets besides the flags (for the cache key)."""
+        return ""
+
+    def identity(self) -> str:
+        """The compiler, as the cache knows it: its path and full --version text."""
+        return _identity(self.compiler, tuple(sorted((self.environment() or {}).items())))
+
+    def compile(self, source: str, options: Options) -> Unit:
+        if not os.path.isfile(source):
+            raise CompileError(f"{source}: no such file")
+        flags = self.compile_flags(options)
+        env = self.environment()
+        what = f"compiling {source}"
+        text, _ = run_compiler(
+            [self.compiler, *flags, *self.preprocess_only, *self.source_language, source],
+            what,
+            env,
+            output=True,
+        )
+        key = _cache.digest([self.name, self.identity(), self.target_note(options), "\0".join(flags), text])
+
+        def build(tmp: Path) -> None:
+            _, log = run_compiler(
+                [self.compiler, *flags, "-c", *self.source_language, source, "-o", str(tmp / "unit.o")],
+                what,
+                env,
+            )
+            (tmp / "log.txt").write_text(log)
+
+        entry = _cache.entry("program-units", key, build)
+        return Unit(source, entry / "unit.o", (entry / "log.txt").read_text())
+
+    def _objects(self, units: list[Unit], options: Options) -> list[str]:
+        by_source = {u.source: u for u in units}
+        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
+
+    def link(self, units: list[Unit], options: Options, output: Path) -> None:
+        command = [self.compiler, *self._objects(units, options), *self.link_flags(options)]
+        link_atomically(command, units, output, f"{self.compiler} not found", self.environment())
+
+    def program_key(self, units: list[Unit], options: Options) -> str:
+        parts: list[str | bytes] = [self.name, self.identity(), self.target_note(options)]
+        for item in self._objects(units, options):
+            parts.append(Path(item).read_bytes() if os.path.isfile(item) else item)
+        parts += self.link_flags(options)
+        return _cache.digest(parts)
+
+
+@functools.cache
+def _identity(compiler: str, env: tuple[tuple[str, str], ...]) -> str:
+    try:
+        done = subprocess.run(
+            [compiler, "--version"], capture_output=True, text=True, timeout=60, env=dict(env) or None
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CompileError(f"cannot run {compiler}: {exc}") from None
+    return compiler + "\n" + done.stdout

@@ -1,0 +1,203 @@
+"""Generate the HIP -> CUDA headers of hipkit's NVIDIA programs (DESIGN.md, seams 3 and 4).
+
+Programs built by ``hipkit cc --platform nvidia`` are compiled by nvcc with hipkit's
+``hip/hip_runtime.h`` (``src/hipkit/platforms/nvidia/include/program``).  Two of its headers
+are data, generated here and checked in:
+
+``names.h``
+    HIP's host API names as CUDA's, read backwards from the table hipify reads forwards
+    (``src/hipkit/hipify/names.tsv``), so that the two cannot drift.  Types, enumerators and
+    flags become object-like macros (``#define hipStream_t cudaStream_t``): a literal ``0``
+    passed as a stream stays a null pointer constant, and a name this CUDA lacks costs
+    nothing until a program uses it.  Functions become function-like macros around the CUDA
+    call (``hipMalloc(...)`` -> ``__hk_hip_result(cudaMalloc(...))``), which keep CUDA's
+    overloads, templates and default arguments, and turn a ``cudaError_t`` into HIP's
+    ``hipError_t``.
+``errors.h``
+    ``hipError_t`` with HIP's numbers, ``hipGetErrorName``/``hipGetErrorString`` with HIP's
+    words (``hipkit._errors``), and ``hipCUDAErrorTohipError`` from the NVIDIA platform's
+    own table (``hipkit.platforms.nvidia.hip_code``): CUDA's number where HIP has the same
+    one, else HIP's code for the same failure, else ``hipErrorUnknown``.
+
+What the table cannot say is written by hand in ``hipkit_nvidia_program/host.h`` and left
+out here (:data:`HAND_WRITTEN`): ``hipDeviceProp_t`` (HIP's fields, ``gcnArchName``), the
+error functions, and functions whose HIP arguments differ from CUDA's (hipify's
+``arguments.tsv`` adds, moves or removes arguments for them).
+
+Usage::
+
+    python tools/hip_to_cuda/generate.py            # rewrite both headers
+    python tools/hip_to_cuda/generate.py --check    # exit status 1 if they are stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / "src/hipkit/platforms/nvidia/include/program/hipkit_nvidia_program"
+sys.path.insert(0, str(ROOT / "src"))
+
+from hipkit import _errors  # noqa: E402
+from hipkit.hipify import arguments, names  # noqa: E402
+from hipkit.platforms import nvidia  # noqa: E402
+
+# Kinds of names.tsv rows that are not functions (anything else in the runtime is one).
+VALUE_KINDS = frozenset({"type", "numeric_literal", "define"})
+STATUSES = frozenset({"supported", "deprecated", "experimental"})
+# HIP names host.h defines itself (with the reason).
+HAND_WRITTEN = {
+    "hipDeviceProp_t": "HIP's fields, with gcnArchName",
+    "hipGetDeviceProperties": "fills hipDeviceProp_t",
+    "hipChooseDevice": "takes a hipDeviceProp_t",
+    "hipGetErrorName": "HIP's names (errors.h)",
+    "hipGetErrorString": "HIP's words (errors.h)",
+}
+
+
+def _common_suffix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def mapping() -> tuple[dict[str, str], dict[str, str]]:
+    """HIP name -> CUDA name for values (types, enumerators, flags) and for functions.
+
+    Where several CUDA names have one HIP name, the CUDA name that shares the longest
+    ending with it is taken (cudaDeviceSynchronize, not cudaThreadSynchronize, for
+    hipDeviceSynchronize); a tie means HIP merged names CUDA keeps apart
+    (hipDeviceAttributeMaxTexture2DLayered), and the HIP name is left out."""
+    candidates: dict[str, list[names.Entry]] = defaultdict(list)
+    changed_arguments = {
+        function
+        for (function, roc, miopen), rows in arguments.rewrites().items()
+        if not roc and not miopen and any(r.action != "wrap" for r in rows)
+    }
+    for entry in names.table().identifiers.values():
+        if (
+            entry.library != "runtime"
+            or entry.kind.startswith("include")
+            or entry.hip_status.partition(":")[0] not in STATUSES
+            or not entry.hip.isidentifier()
+            or entry.hip == entry.cuda
+            or entry.hip in HAND_WRITTEN
+            or entry.hip == "hipError_t"
+            or entry.hip == "hipSuccess"
+            or entry.hip.startswith("hipError")
+            or entry.cuda in changed_arguments
+        ):
+            continue
+        candidates[entry.hip].append(entry)
+    values: dict[str, str] = {}
+    functions: dict[str, str] = {}
+    for hip, entries in candidates.items():
+        best = max(_common_suffix(hip, e.cuda) for e in entries)
+        chosen = [e for e in entries if _common_suffix(hip, e.cuda) == best]
+        if len(chosen) != 1:
+            continue
+        (entry,) = chosen
+        (values if entry.kind in VALUE_KINDS else functions)[hip] = entry.cuda
+    return values, functions
+
+
+def _banner(what: str, source: str) -> list[str]:
+    return [
+        f"// hipkit NVIDIA platform, whole programs: {what}.",
+        f"// Generated by tools/hip_to_cuda/generate.py from {source}; do not edit.",
+        "#pragma once",
+        "",
+    ]
+
+
+def render_names() -> str:
+    values, functions = mapping()
+    lines = _banner(
+        "HIP's host API names as CUDA's",
+        "src/hipkit/hipify/names.tsv (" + names.table().source.split(",")[0] + ")",
+    )
+    lines += [
+        "// Types, enumerators and flags: CUDA's, by HIP's names.",
+    ]
+    lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
+    lines += [
+        "",
+        "// Functions: the CUDA call; a cudaError_t comes back as HIP's hipError_t",
+        "// (__hk_hip_result, host.h), any other result as it is.",
+    ]
+    lines += [
+        f"#define {hip}(...) __hk_hip_result({cuda}(__VA_ARGS__))" for hip, cuda in sorted(functions.items())
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render_errors() -> str:
+    codes = sorted(_errors.hipError_t, key=int)
+    lines = _banner(
+        "hipError_t, with HIP's numbers and words", "hipkit/_errors.py and hipkit/platforms/nvidia"
+    )
+    lines += ["typedef enum hipError_t {"]
+    lines += [f"  {e.name} = {int(e)}," for e in codes]
+    lines += ["} hipError_t;", ""]
+    lines += [
+        "// hipGetErrorName: the enumerator's name; hipErrorUnknown for a number HIP does not have.",
+        "inline const char* hipGetErrorName(hipError_t error) {",
+        "  switch (static_cast<int>(error)) {",
+    ]
+    lines += [f"    case {int(e)}: return {_c_string(e.name)};" for e in codes]
+    lines += ['    default: return "hipErrorUnknown";', "  }", "}", ""]
+    lines += [
+        "// hipGetErrorString: HIP's description of the error.",
+        "inline const char* hipGetErrorString(hipError_t error) {",
+        "  switch (static_cast<int>(error)) {",
+    ]
+    lines += [f"    case {int(e)}: return {_c_string(_errors.error_string(int(e)))};" for e in codes]
+    lines += ['    default: return "unknown error";', "  }", "}", ""]
+    others = sorted(nvidia._CUDA_TO_HIP.items())
+    lines += [
+        "// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's",
+        "// numbering), else HIP's code for the same failure, else hipErrorUnknown.",
+        "inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {",
+        "  switch (static_cast<int>(error)) {",
+    ]
+    lines += [f"    case {int(e)}:" for e in codes]
+    lines += ["      return static_cast<hipError_t>(error);"]
+    lines += [f"    case {cuda}: return {_errors.hipError_t(hip).name};" for cuda, hip in others]
+    lines += ["    default: return hipErrorUnknown;", "  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def outputs() -> dict[Path, str]:
+    """Each generated header and its text."""
+    return {OUTPUT / "names.h": render_names(), OUTPUT / "errors.h": render_errors()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only say whether the headers are up to date")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in outputs().items():
+        if path.exists() and path.read_text() == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+    for path in stale:
+        print(f"{'stale' if args.check else 'wrote'}: {path.relative_to(ROOT)}", file=sys.stderr)
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
