@@ -434,8 +434,11 @@ int main() {
 @needs_nvcc
 def test_errors_on_gpu(tmp_path):
     """CUDA's errors with HIP's numbers and words: a launch of 2048 threads is
-    hipErrorInvalidConfiguration (9, "invalid configuration argument") until
-    hipGetLastError reads it; symbol and device errors; a device assert is
+    what CUDA 13 reports, cudaErrorInvalidValue, as HIP on NVIDIA reports it
+    (hipErrorInvalidValue, "invalid argument"; a grid too large is
+    hipErrorInvalidConfiguration), until hipGetLastError reads it (hipkit's
+    Python API, which launches through the driver, reports both as
+    hipErrorInvalidConfiguration); symbol and device errors; a device assert is
     hipErrorAssert (710), sticky until hipDeviceReset; a misaligned store is
     CUDA's cudaErrorMisalignedAddress (716) and comes back as
     hipErrorLaunchFailure (719)."""
@@ -445,11 +448,7 @@ def test_errors_on_gpu(tmp_path):
     done = run(tmp_path / "errors")
     assert done.returncode == 3, done.stderr
     rows = {row[0]: row[1:] for row in (line.split("|") for line in done.stdout.splitlines())}
-    assert rows.pop("too many threads") == [
-        "9",
-        "hipErrorInvalidConfiguration",
-        "invalid configuration argument",
-    ]
+    assert rows.pop("too many threads") == ["1", "hipErrorInvalidValue", "invalid argument"]
     assert rows.pop("misaligned") == ["719", "hipErrorLaunchFailure"]
     assert {k: v[0] for k, v in rows.items()} == {
         "count": "0",

@@ -86,8 +86,9 @@ def work(tmp_path_factory) -> Path:
         folder = "fixed" if fixed else "plain"
         name = executable(*spec)
         done = hipkit_command(
-            "cc", "-o", name, f"{folder}/{program}.hip", cwd=root, HIPKIT_CPU_WARP_SIZE=str(warp)
-        )
+            "cc", "--platform", "cpu", "-o", name, f"{folder}/{program}.hip", cwd=root,
+            HIPKIT_CPU_WARP_SIZE=str(warp),
+        )  # fmt: skip
         (root / f"{name}.build").write_text(f"exit status {done.returncode}\n{done.stderr}")
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
