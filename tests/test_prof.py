@@ -56,6 +56,9 @@ STATS_HEADER = "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdD
 
 @pytest.fixture
 def module(device) -> hipkit.Module:
+    # Modules of earlier tests are unloaded now, not by the garbage collector in the
+    # middle of a profile, where each unload is a hipModuleUnload call of its own.
+    gc.collect()
     return hipkit.compile(SOURCE)
 
 
@@ -443,7 +446,6 @@ def test_a_failing_program_still_leaves_a_readable_trace(device, module, tmp_pat
 
 def test_a_failed_launch_is_an_api_call_and_no_kernel(device, module):
     empty = module.get_function("empty")
-    gc.collect()  # modules of earlier tests unloaded now, not as API calls in the profile
     with hipkit.profile() as p:
         with pytest.raises(HipError):
             empty[1, 2048]()
