@@ -54,11 +54,15 @@ ROCPROF_COLUMNS = {
 STATS_HEADER = "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev"
 
 
+@pytest.fixture(autouse=True)
+def _collect_earlier_garbage():
+    """Earlier tests' modules are unloaded now, not by the garbage collector in the
+    middle of a profile, where each unload is a hipModuleUnload call of its own."""
+    gc.collect()
+
+
 @pytest.fixture
 def module(device) -> hipkit.Module:
-    # Modules of earlier tests are unloaded now, not by the garbage collector in the
-    # middle of a profile, where each unload is a hipModuleUnload call of its own.
-    gc.collect()
     return hipkit.compile(SOURCE)
 
 
