@@ -144,11 +144,13 @@ EXAMPLES = [
     Example("histogram", "Applications/histogram"),
     Example("prefix_sum", "Applications/prefix_sum"),
     Example("floyd_warshall", "Applications/floyd_warshall"),
+    # Its outputs reach 256, where float's step is 3e-5: a GPU's fused multiply-adds
+    # differ from the CPU reference by a few steps (RMS 1.3e-4 on an H200).
     Example(
         "convolution",
         "Applications/convolution",
-        rms_below(1e-5),
-        "no check of its own: RMS error against its CPU reference <= 1e-5",
+        rms_below(1e-3),
+        "no check of its own: RMS error against its CPU reference <= 1e-3",
     ),
 ]
 
