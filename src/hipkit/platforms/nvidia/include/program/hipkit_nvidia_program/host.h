@@ -52,100 +52,13 @@ inline T __hk_hip_result(T value) {
 typedef int hipDevice_t;
 typedef void* hipDeviceptr_t;
 
-// What the device supports: every NVIDIA GPU CUDA 12 and later runs has all of it.
-typedef struct hipDeviceArch_t {
-  unsigned hasGlobalInt32Atomics : 1;
-  unsigned hasGlobalFloatAtomicExch : 1;
-  unsigned hasSharedInt32Atomics : 1;
-  unsigned hasSharedFloatAtomicExch : 1;
-  unsigned hasFloatAtomicAdd : 1;
-  unsigned hasGlobalInt64Atomics : 1;
-  unsigned hasSharedInt64Atomics : 1;
-  unsigned hasDoubles : 1;
-  unsigned hasWarpVote : 1;
-  unsigned hasWarpBallot : 1;
-  unsigned hasWarpShuffle : 1;
-  unsigned hasFunnelShift : 1;
-  unsigned hasThreadFenceSystem : 1;
-  unsigned hasSyncThreadsExt : 1;
-  unsigned hasSurfaceFuncs : 1;
-  unsigned has3dGrid : 1;
-  unsigned hasDynamicParallelism : 1;
-} hipDeviceArch_t;
-
 // The dialect's warpSize (hipkit_nvidia/device.h: a constant, by a macro) is
 // also the name of a field below: defined first, the macro names the field
 // consistently wherever a program reads prop.warpSize.
 #define warpSize __hk_warp_size
 
-// hipDeviceProp_t with the fields programs read, by HIP's names and types (the
-// CPU platform's set); gcnArchName is the target, "sm_90".
-typedef struct hipDeviceProp_t {
-  char name[256];
-  hipUUID uuid;
-  size_t totalGlobalMem;
-  size_t sharedMemPerBlock;
-  int regsPerBlock;
-  int warpSize;
-  size_t memPitch;
-  int maxThreadsPerBlock;
-  int maxThreadsDim[3];
-  int maxGridSize[3];
-  int clockRate;  // kHz
-  size_t totalConstMem;
-  int major;
-  int minor;
-  size_t textureAlignment;
-  size_t texturePitchAlignment;
-  int deviceOverlap;
-  int multiProcessorCount;
-  int kernelExecTimeoutEnabled;
-  int integrated;
-  int canMapHostMemory;
-  int computeMode;
-  int concurrentKernels;
-  int ECCEnabled;
-  int pciBusID;
-  int pciDeviceID;
-  int pciDomainID;
-  int tccDriver;
-  int asyncEngineCount;
-  int unifiedAddressing;
-  int memoryClockRate;  // kHz
-  int memoryBusWidth;   // bits
-  int l2CacheSize;
-  int persistingL2CacheMaxSize;
-  int maxThreadsPerMultiProcessor;
-  int streamPrioritiesSupported;
-  int globalL1CacheSupported;
-  int localL1CacheSupported;
-  size_t sharedMemPerMultiprocessor;
-  int regsPerMultiprocessor;
-  int managedMemory;
-  int isMultiGpuBoard;
-  int multiGpuBoardGroupID;
-  int hostNativeAtomicSupported;
-  int singleToDoublePrecisionPerfRatio;
-  int pageableMemoryAccess;
-  int concurrentManagedAccess;
-  int computePreemptionSupported;
-  int canUseHostPointerForRegisteredMem;
-  int cooperativeLaunch;
-  int cooperativeMultiDeviceLaunch;
-  size_t sharedMemPerBlockOptin;
-  int pageableMemoryAccessUsesHostPageTables;
-  int directManagedMemAccessFromHost;
-  int maxBlocksPerMultiProcessor;
-  int accessPolicyMaxWindowSize;
-  size_t reservedSharedMemPerBlock;
-  int hostRegisterSupported;
-  char gcnArchName[256];
-  size_t maxSharedMemoryPerMultiProcessor;
-  int clockInstructionRate;  // kHz
-  hipDeviceArch_t arch;
-  int isLargeBar;
-  int asicRevision;
-} hipDeviceProp_t;
+// hipDeviceProp_t: its gcnArchName is the target, "sm_90".
+#include "hipkit_portable/device_prop.h"
 
 // From cudaDeviceProp, and from attributes for the fields CUDA 13 dropped from it.
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
