@@ -26,7 +26,7 @@ from typing import TypeVar
 from .. import _cache, config
 from .._errors import CompileError
 from ..platforms.cpu import _lib, compiler
-from .options import Options, is_source
+from .options import Options
 from .toolchains import Tool, Toolchain, Unit, link_atomically, version_line, which
 
 __all__ = ["CpuToolchain"]
@@ -76,15 +76,11 @@ class CpuToolchain(Toolchain):
             entry = _cache.entry("program-units", key, build)
         return Unit(source, entry / "unit.o", (entry / "log.txt").read_text())
 
-    def _objects(self, units: list[Unit], options: Options) -> list[str]:
-        by_source = {u.source: u for u in units}
-        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
-
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
         lib_dir = _runtime(_lib.lib_dir)
         command = [
             self.cxx,
-            *self._objects(units, options),
+            *self.objects(units, options),
             *options.link_flags,
             f"-L{lib_dir}",
             "-lhipkit_cpu",
@@ -95,8 +91,7 @@ class CpuToolchain(Toolchain):
 
     def program_key(self, units: list[Unit], options: Options) -> str:
         parts: list[str | bytes] = [self.cxx, compiler.compiler_identity(), _runtime(_lib.build_key)]
-        for item in self._objects(units, options):
-            parts.append(Path(item).read_bytes() if os.path.isfile(item) else item)
+        parts += self.link_inputs(units, options)
         parts += options.link_flags
         return _cache.digest(parts)
 

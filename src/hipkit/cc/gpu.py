@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import _cache
 from .._errors import CompileError
-from .options import Options, is_source
+from .options import Options
 from .toolchains import Toolchain, Unit, link_atomically
 
 __all__ = ["GpuToolchain", "run_compiler"]
@@ -106,18 +106,13 @@ class GpuToolchain(Toolchain):
         entry = _cache.entry("program-units", key, build)
         return Unit(source, entry / "unit.o", (entry / "log.txt").read_text())
 
-    def _objects(self, units: list[Unit], options: Options) -> list[str]:
-        by_source = {u.source: u for u in units}
-        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
-
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
-        command = [self.compiler, *self._objects(units, options), *self.link_flags(options)]
+        command = [self.compiler, *self.objects(units, options), *self.link_flags(options)]
         link_atomically(command, units, output, f"{self.compiler} not found", self.environment())
 
     def program_key(self, units: list[Unit], options: Options) -> str:
         parts: list[str | bytes] = [self.name, self.identity(), self.target_note(options)]
-        for item in self._objects(units, options):
-            parts.append(Path(item).read_bytes() if os.path.isfile(item) else item)
+        parts += self.link_inputs(units, options)
         parts += self.link_flags(options)
         return _cache.digest(parts)
 

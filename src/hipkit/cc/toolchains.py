@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import __version__, config
 from .._errors import CompileError
-from .options import OptionError, Options
+from .options import OptionError, Options, is_source
 
 __all__ = [
     "Tool",
@@ -105,6 +105,16 @@ class Toolchain(ABC):
     @abstractmethod
     def program_key(self, units: list[Unit], options: Options) -> str:
         """What determines the executable linked from ``units`` (for caching it)."""
+
+    @staticmethod
+    def objects(units: list[Unit], options: Options) -> list[str]:
+        """The link's inputs in command-line order: each source's object, the rest as given."""
+        by_source = {u.source: u for u in units}
+        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
+
+    def link_inputs(self, units: list[Unit], options: Options) -> list[str | bytes]:
+        """The contents of the link's inputs (a name where it is not a file), for program_key."""
+        return [Path(i).read_bytes() if os.path.isfile(i) else i for i in self.objects(units, options)]
 
 
 def _toolchain_class(name: str) -> type[Toolchain]:
