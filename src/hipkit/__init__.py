@@ -14,23 +14,82 @@ Example
 array([2., 2., 2.], dtype=float32)
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import config as _config
-from ._errors import CompileError, CompileOptionError, HipError, hipError_t
-from .platforms.base import DeviceProperties, Target
-from .profiler import Profile, mark, profile, range
-from .runtime.device import Device, devices, get_device, set_device, synchronize
-from .runtime.memory import (
-    DeviceArray,
-    empty,
-    empty_like,
-    empty_pinned,
-    from_dlpack,
-    to_device,
-    zeros,
-    zeros_like,
-)
-from .runtime.module import Kernel, Module, compile
-from .runtime.stream import Event, Stream
+
+# The public names and the modules that define them, imported on first use:
+# `hipkit cc`, `hipkit run` and `hipkit hipify` start without NumPy or a platform.
+_EXPORTS = {
+    "CompileError": "._errors",
+    "CompileOptionError": "._errors",
+    "HipError": "._errors",
+    "hipError_t": "._errors",
+    "DeviceProperties": ".platforms.base",
+    "Target": ".platforms.base",
+    "Profile": ".profiler",
+    "mark": ".profiler",
+    "profile": ".profiler",
+    "range": ".profiler",
+    "Device": ".runtime.device",
+    "devices": ".runtime.device",
+    "get_device": ".runtime.device",
+    "set_device": ".runtime.device",
+    "synchronize": ".runtime.device",
+    "DeviceArray": ".runtime.memory",
+    "empty": ".runtime.memory",
+    "empty_like": ".runtime.memory",
+    "empty_pinned": ".runtime.memory",
+    "from_dlpack": ".runtime.memory",
+    "to_device": ".runtime.memory",
+    "zeros": ".runtime.memory",
+    "zeros_like": ".runtime.memory",
+    "Kernel": ".runtime.module",
+    "Module": ".runtime.module",
+    "compile": ".runtime.module",
+    "Event": ".runtime.stream",
+    "Stream": ".runtime.stream",
+}
+
+if TYPE_CHECKING:
+    from ._errors import CompileError, CompileOptionError, HipError, hipError_t
+    from .platforms.base import DeviceProperties, Target
+    from .profiler import Profile, mark, profile, range
+    from .runtime.device import Device, devices, get_device, set_device, synchronize
+    from .runtime.memory import (
+        DeviceArray,
+        empty,
+        empty_like,
+        empty_pinned,
+        from_dlpack,
+        to_device,
+        zeros,
+        zeros_like,
+    )
+    from .runtime.module import Kernel, Module, compile
+    from .runtime.stream import Event, Stream
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:  # a subpackage not imported yet (hipkit.platforms, hipkit.hip, ...)
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+        raise AttributeError(f"module 'hipkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __version__ = "0.1.0"
 

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
-from . import cc, doctor, hipify, info, prof, run
-
-_COMMANDS = {"info": info, "doctor": doctor, "hipify": hipify, "cc": cc, "run": run, "prof": prof}
+_COMMANDS = ("info", "doctor", "hipify", "cc", "run", "prof")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``hipkit <command> ...``; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    # Only the command's own module is imported (hipkit run of a cached program
+    # starts in milliseconds); all of them for the overview of --help.
+    wanted = argv[:1] if argv[:1] and argv[0] in _COMMANDS else _COMMANDS
+    modules = {name: importlib.import_module(f".{name}", __name__) for name in wanted}
     parser = argparse.ArgumentParser(prog="hipkit", description="HIP for every platform, from Python.")
     parser.add_argument("--version", action="store_true", help="print hipkit's version")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _COMMANDS.values():
+    for module in modules.values():
         module.add_parser(commands)
     args = parser.parse_args(argv)
     if args.version:
@@ -26,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return _COMMANDS[args.command].run(args)
+    return modules[args.command].run(args)
 
 
 if __name__ == "__main__":
