@@ -5,7 +5,6 @@ and rocprofv3's CSV files; the hook point it uses."""
 from __future__ import annotations
 
 import csv
-import gc
 import json
 import os
 import threading
@@ -17,7 +16,7 @@ import pytest
 
 import hipkit
 from hipkit import HipError, hip, platforms
-from hipkit.profiler import _clock, _spool
+from hipkit.profiler import _activity, _clock, _spool
 from hipkit.profiler.records import busy_ns
 from hipkit.profiler.trace import Trace
 from hipkit.runtime import hooks
@@ -54,11 +53,22 @@ ROCPROF_COLUMNS = {
 STATS_HEADER = "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev"
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Tests on a device run with each source of device times: the platform's own
+    timestamps (where it has them), and the timing events the tracer falls back to."""
+    if "device" in metafunc.fixturenames:
+        metafunc.parametrize("timestamps", ["platform", "events"], indirect=True)
+
+
 @pytest.fixture(autouse=True)
-def _collect_earlier_garbage():
-    """Earlier tests' modules are unloaded now, not by the garbage collector in the
-    middle of a profile, where each unload is a hipModuleUnload call of its own."""
-    gc.collect()
+def timestamps(request, monkeypatch) -> str:
+    """The source of device times: "events" makes every platform's
+    activity_start() answer False, as a platform without timestamps does."""
+    source = getattr(request, "param", "platform")
+    if source == "events":
+        for name in platforms.known():
+            monkeypatch.setattr(platforms.platform_class(name), "activity_start", lambda self: False)
+    return source
 
 
 @pytest.fixture
@@ -130,7 +140,7 @@ def validate_chrome_trace(path: Path) -> dict:
 # ------------------------------------------------------------------ a known program
 
 
-def test_a_known_program_traces_exactly(device, module):
+def test_a_known_program_traces_exactly(device, module, timestamps):
     n, block = 5000, 256
     grid = (n + block - 1) // block
     vector_add, empty = module.get_function("vectorAdd"), module.get_function("empty")
@@ -198,6 +208,11 @@ def test_a_known_program_traces_exactly(device, module):
     assert sum(s.TotalDurationNs for s in stats) == sum(k.duration_ns for k in kernels)
     assert stats.busy_ns == {kernels[0].device: busy_ns((k.start_ns, k.end_ns) for k in kernels)}
     assert "vectorAdd" in str(stats) and "busy" in p.summary()
+    source = p.meta["device_timestamps"][device.platform.name]
+    if timestamps == "events":
+        assert source == {"source": "events", "host_times": 0}
+    elif device.platform.name == "cpu":  # the CPU runtime stamps its own work
+        assert source == {"source": "platform", "host_times": 0, "unmatched_records": 0}
 
 
 def test_kernel_time_agrees_with_the_programs_own_events(device, module):
@@ -508,19 +523,25 @@ def test_domains_and_kernel_filters(device, module):
 
 
 def test_memory_stays_bounded(device, module, monkeypatch, tmp_path):
-    """Records go to the spool file in chunks, and timing events are resolved once
-    many wait: neither grows with the program."""
+    """Records go to the spool file in chunks, and device times (the platform's
+    records or timing events) are resolved once many wait: none grows with the program."""
     monkeypatch.setattr(_spool, "CHUNK_ROWS", 100)
-    monkeypatch.setattr(_clock, "PENDING_HIGH", 50)
-    monkeypatch.setattr(_clock, "PENDING_MAX", 80)
+    for timing in (_clock, _activity):
+        monkeypatch.setattr(timing, "PENDING_HIGH", 50)
+        monkeypatch.setattr(timing, "PENDING_MAX", 80)
     empty = module.get_function("empty")
     launches = 600
     with hipkit.profile(hip_trace=False) as p:
         for _ in range(launches):
             empty[1, 1]()
-            assert p._spool.pending() <= 100 + 81 and len(p._tracer.clocks) == 1
-            (device_clock,) = p._tracer.clocks.values()
-            assert len(device_clock.pending) <= 81 and len(device_clock.pool) <= 2 * 81 + _clock.POOL_START
+            assert p._spool.pending() <= 100 + 81
+            # the device's own (other platforms this process used earlier are traced too)
+            (timing,) = [t for t in p._tracer._timings() if t.platform is device.platform]
+            assert len(timing.pending) <= 81
+            if isinstance(timing, _clock.DeviceClock):
+                assert len(timing.pool) <= 2 * 81 + _clock.POOL_START
+            else:
+                assert len(timing._early) <= 81
     assert p._spool.path.stat().st_size > 0
     assert [k.dispatch_id for k in p.kernels] == list(range(1, launches + 1))
 

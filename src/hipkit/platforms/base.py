@@ -271,6 +271,25 @@ class Platform(ABC):
         args: bytes,
     ) -> None: ...
 
+    # -- activity: the platform's own timestamps of device work (for the profiler)
+    def activity_start(self) -> bool:
+        """Start stamping this process's device work (launches, copies, memsets) with the
+        platform's own start/end times, on the host's clock (time.perf_counter_ns, i.e.
+        CLOCK_MONOTONIC).  False (the default): the platform cannot; the tracer falls back
+        to timing events."""
+        return False
+
+    def activity_read(self) -> list[tuple]:
+        """Records of the device work that finished since the last read, as tuples
+        (thread_id, enqueue_ns, start_ns, end_ns): thread_id is the native id
+        (threading.get_native_id()) of the thread that enqueued the work and enqueue_ns
+        when it did (inside the platform call that enqueued it).  Callers synchronize
+        the devices first when they need everything."""
+        return []
+
+    def activity_stop(self) -> None:  # noqa: B027 - a default: nothing was started
+        """Stop stamping (records not yet read are dropped)."""
+
 
 class PlatformUnavailable(Exception):
     """Raised by a platform's constructor: why it cannot be used here."""

@@ -1,7 +1,9 @@
 """Device time for the tracer: timing events around device work, resolved late.
 
-For each launch, copy or memset the tracer records an event of the device's
-pool on the work's stream before and after it, and keeps a *pending* entry.
+The fallback for platforms that cannot stamp their work themselves (see
+``_activity.py`` and Platform.activity_start).  For each launch, copy or
+memset the tracer records an event of the device's pool on the work's stream
+before and after it, and keeps a *pending* entry.
 Entries are resolved — their events' times read, the events returned to the
 pool — when many wait, when the device is reset, when the profile is read and
 when it ends.  A *reference* event, recorded on the idle device at a known host
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._errors import HipError
-from ..platforms.base import Platform
+from ..platforms.base import DEFAULT, DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, HOST_TO_HOST, Platform
 from ..runtime.device import _visible
 
 if TYPE_CHECKING:
@@ -46,10 +48,44 @@ STREAM, STOP = 1, 3
 Pending = tuple
 
 
+COPY_KINDS = {
+    HOST_TO_HOST: "HOST_TO_HOST",
+    HOST_TO_DEVICE: "HOST_TO_DEVICE",
+    DEVICE_TO_HOST: "DEVICE_TO_HOST",
+    DEVICE_TO_DEVICE: "DEVICE_TO_DEVICE",
+    DEFAULT: "DEFAULT",
+}
+
+
 def device_name(platform: Platform, native: int) -> str:
     """The device's name in a trace: its platform and hipkit's index ("cpu:0", "nvidia:1")."""
     visible = _visible(platform)
     return f"{platform.name}:{visible.index(native) if native in visible else native}"
+
+
+def add_device(platform: Platform, native: int, spool: Spool) -> str:
+    """Note the device (its name and description) in the trace; returns its name."""
+    name = device_name(platform, native)
+    try:
+        description = f"{name} {platform.properties(native).name}"
+    except HipError:
+        description = name
+    spool.rows["device"].append((name, description))
+    return name
+
+
+def copy_fields(platform: Platform, method: str, args: tuple, here: str) -> tuple[str, int, str, str]:
+    """(kind, bytes, source, destination) of a memcpy, memset or memcpy_peer
+    call of the platform with ``args``, on the device named ``here``."""
+    if method == "memcpy_peer":
+        return "DEVICE_TO_DEVICE", args[4], device_name(platform, args[2]), here
+    _, _, _, size, unit_or_kind, _, _ = args
+    if method == "memset":
+        return "MEMSET", size * unit_or_kind, here, here
+    kind = COPY_KINDS.get(unit_or_kind, "DEFAULT")
+    src = "host" if kind in ("HOST_TO_DEVICE", "HOST_TO_HOST") else here
+    dst = "host" if kind in ("DEVICE_TO_HOST", "HOST_TO_HOST") else here
+    return kind, size, src, dst
 
 
 class DeviceClock:
@@ -58,8 +94,8 @@ class DeviceClock:
     ``methods`` are the platform's own (untraced) methods."""
 
     def __init__(self, platform: Platform, native: int, methods: dict[str, Callable], spool: Spool, ids):
-        self.native = native
-        self.name = device_name(platform, native)
+        self.platform, self.native = platform, native
+        self.name = add_device(platform, native, spool)
         self.spool, self._dispatch_ids = spool, ids
         self._create = methods["event_create"]
         self._destroy = methods["event_destroy"]
@@ -76,11 +112,6 @@ class DeviceClock:
         self.untimed = 0  # entries given host times: the device's events failed
         self.anchor = 0  # the reference event (0: no device times)
         self.anchor_ns = 0
-        try:
-            description = f"{self.name} {platform.properties(native).name}"
-        except HipError:
-            description = self.name
-        spool.rows["device"].append((self.name, description))
         self.reanchor()
         if self.anchor:
             self.pool += [self._create(native, True, False) for _ in range(POOL_START)]

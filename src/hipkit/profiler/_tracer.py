@@ -1,8 +1,10 @@
 """The tracer: the tool the profiler installs at the runtime's hook point.
 
 Each runtime call of a platform (``runtime/hooks.py``) comes here.  Device work
-— launches, copies, memsets — is timed by the device (``_clock.py``); everything
-else on the host.  Rows go to a :class:`~._spool.Spool`.
+— launches, copies, memsets — is timed by the platform itself where it can
+(``_activity.py``: the hot path then only notes the call), else by timing events
+recorded around it (``_clock.py``); everything else on the host.  Rows go to a
+:class:`~._spool.Spool`.
 
 Correlation: each HIP-named API call (``hipkit.hip``) gets an id, which the
 device work it causes carries; a Python API call that reaches the platform
@@ -13,6 +15,7 @@ amounts to, with an id of its own.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import re
 import threading
@@ -20,10 +23,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import HipError
-from ..platforms.base import DEFAULT, DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, HOST_TO_HOST, Platform
+from ..platforms.base import Platform
 from ..runtime import hooks
-from ._clock import DeviceClock, clock, device_name
+from ..runtime import module as _module
+from ._activity import Activity
+from ._clock import DeviceClock, clock, copy_fields, device_name
 from ._spool import Spool
+
+log = logging.getLogger("hipkit")
 
 # The HIP call each runtime call of the platform interface amounts to (memcpy,
 # memset and memcpy_peer: by their arguments, see _wrap_copy).
@@ -56,13 +63,7 @@ HIP_NAMES = {
     "set_max_dynamic_shared": "hipFuncSetAttribute",
     "launch": "hipModuleLaunchKernel",
 }
-COPY_KINDS = {
-    HOST_TO_HOST: "HOST_TO_HOST",
-    HOST_TO_DEVICE: "HOST_TO_DEVICE",
-    DEVICE_TO_HOST: "DEVICE_TO_HOST",
-    DEVICE_TO_DEVICE: "DEVICE_TO_DEVICE",
-    DEFAULT: "DEFAULT",
-}
+_DEVICE_WORK = ("launch", "memcpy", "memset", "memcpy_peer")
 _SET_NAMES = {1: "hipMemset", 2: "hipMemsetD16", 4: "hipMemsetD32"}
 
 # Row layouts of the spool (tuples); host_start: when the host asked for the work.
@@ -73,16 +74,35 @@ _SET_NAMES = {1: "hipMemset", 2: "hipMemsetD16", 4: "hipMemsetD32"}
 #   marker: (correlation_id, thread_id, message, kind, depth, start, end)
 #   alloc:  (correlation_id, thread_id, operation, memory, device, size, address, start, end)
 #   device: (device, description);  thread: (thread_id, name);  meta: (key, value)
+# meta keys: pid, started_ns, ended_ns, domains; device_timestamps (per platform: their
+# source, "platform" or "events", entries given host times, records matching no call);
+# module_unloads_by_finalizer (modules the garbage collector unloaded: no API call).
 
 # The tracer running now (markers and ranges go to it), if any.
 active: Tracer | None = None
 
 
+class _Thread:
+    """A host thread's state in the tracer."""
+
+    __slots__ = ("busy", "cid", "ranges", "tid")
+
+    def __init__(self, tid: int):
+        self.tid = tid  # the native id
+        self.cid = 0  # the correlation id of the HIP-named API call running on this thread
+        self.busy = False  # in a traced platform call: the platform calls it makes pass through
+        self.ranges: list | None = None  # open hipkit.range()s: (message, start)
+
+
 class _Local(threading.local):
-    cid = 0  # the correlation id of the HIP-named API call running on this thread
-    busy = False  # in a traced platform call: the platform calls it makes pass through
-    tid = 0  # this thread's native id, once known
-    ranges: list | None = None  # open hipkit.range()s: (message, start)
+    """Each thread's :class:`_Thread`, made (and the thread's name noted) when
+    it first calls.  One object in one thread-local field: the hot path reads a
+    thread-local field once, which costs more than reading the object's fields."""
+
+    def __init__(self, threads: list[tuple]):
+        tid = threading.get_native_id()
+        self.thread = _Thread(tid)
+        threads.append((tid, threading.current_thread().name))
 
 
 class Domains:
@@ -133,7 +153,7 @@ class _KernelFilter(dict):
         self.domains = domains
 
     def __missing__(self, name: str) -> bool:
-        keep = self[name] = self.domains.kernel_wanted(name)
+        keep = self[name] = self.domains.kernel and self.domains.kernel_wanted(name)
         return keep
 
 
@@ -144,8 +164,11 @@ class Tracer:
         self.spool = spool
         self.domains = domains or Domains()
         self.ids = itertools.count(1)
-        self.local = _Local()
+        self.local = _Local(spool.rows["thread"])
         self.clocks: dict[tuple[int, int], DeviceClock] = {}  # (id(platform), native) -> its clock
+        # id(platform) -> its own timestamps, or None where its devices' clocks time the work
+        self.activities: dict[int, Activity | None] = {}
+        self.finalizer_unloads = 0
         self._methods: dict[int, dict[str, Callable]] = {}  # id(platform) -> its own methods
         self._dispatch_ids = itertools.count(1)
         self._sizes: dict[int, int] = {}  # allocation sizes, for frees
@@ -168,25 +191,50 @@ class Tracer:
         if hooks.installed() is self:  # not in a forked child, where it was left
             hooks.uninstall(self)
         try:
-            for device_clock in list(self.clocks.values()):
-                device_clock.close()
+            for timing in self._timings():
+                timing.close()
         finally:
-            self.spool.rows["meta"].append(("ended_ns", clock()))
+            meta = self.spool.rows["meta"]
+            timestamps = self._timestamps()
+            if timestamps:
+                meta.append(("device_timestamps", timestamps))
+            if self.finalizer_unloads:
+                meta.append(("module_unloads_by_finalizer", self.finalizer_unloads))
+            meta.append(("ended_ns", clock()))
             self.spool.flush()
 
     def resolve(self) -> None:
         """Wait for the devices and resolve every record (to read them now)."""
-        for device_clock in list(self.clocks.values()):
-            device_clock.drain(wait=True)
+        for timing in self._timings():
+            timing.drain(wait=True)
 
-    def thread_id(self) -> int:
-        """This thread's id, noting its name the first time."""
-        tid = self.local.tid = threading.get_native_id()
-        self.spool.rows["thread"].append((tid, threading.current_thread().name))
-        return tid
+    def _timings(self) -> list[DeviceClock | Activity]:
+        activities = [activity for activity in self.activities.values() if activity is not None]
+        return [*activities, *self.clocks.values()]
 
-    def clock_of(self, platform: Platform, native: int) -> DeviceClock:
-        """The device's clock (made, with its reference event, on first use)."""
+    def _timestamps(self) -> dict[str, dict[str, Any]]:
+        """Per platform: where device times came from, and what lacked them."""
+        summary: dict[str, dict[str, Any]] = {}
+        for timing in self._timings():
+            name = timing.platform.name
+            if isinstance(timing, Activity):
+                summary[name] = {"source": "platform", "host_times": timing.untimed}
+                summary[name]["unmatched_records"] = timing.unmatched
+            else:
+                summary.setdefault(name, {"source": "events", "host_times": 0})
+                summary[name]["host_times"] += timing.untimed
+        return summary
+
+    def clock_of(self, platform: Platform, native: int) -> DeviceClock | Activity:
+        """What times the device's work: its platform's own timestamps, or else
+        its clock (made, with its reference event, on first use)."""
+        activity = self.activities.get(id(platform))
+        if activity is not None:
+            activity.device(native)
+            return activity
+        return self._device_clock(platform, native)
+
+    def _device_clock(self, platform: Platform, native: int) -> DeviceClock:
         key = (id(platform), native)
         device_clock = self.clocks.get(key)
         if device_clock is None:
@@ -200,27 +248,36 @@ class Tracer:
 
     def _api_row(self, cid: int, name: str, start: int) -> None:
         if self.domains.api:
-            self.spool.rows["api"].append((cid, self.local.tid or self.thread_id(), name, start, clock()))
+            self.spool.rows["api"].append((cid, self.local.thread.tid, name, start, clock()))
 
     # ------------------------------------------------------------------ the hook point
 
     def api_call(self, name: str, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         """A ``hipkit.hip`` call: one API record; the work it causes carries its id."""
-        local = self.local
-        if local.cid:  # hipStreamCreate calling hipStreamCreateWithFlags: the outer one counts
+        thread = self.local.thread
+        if thread.cid:  # hipStreamCreate calling hipStreamCreateWithFlags: the outer one counts
             return fn(*args, **kwargs)
-        cid = local.cid = next(self.ids)
+        cid = thread.cid = next(self.ids)
         start = clock()
         try:
             return fn(*args, **kwargs)
         finally:
-            local.cid = 0
+            thread.cid = 0
             self._api_row(cid, name, start)
             self.spool.maybe_flush()
 
     def wrap(self, platform: Platform, name: str, original: Callable[..., Any]) -> Callable[..., Any] | None:
         with self._lock:
             self._methods.setdefault(id(platform), {})[name] = original
+            if id(platform) not in self.activities:
+                self.activities[id(platform)] = self._start_activity(platform)
+        activity = self.activities[id(platform)]
+        if activity is not None and name in _DEVICE_WORK:
+            if name == "launch":
+                return self._wrap_launch_activity(activity, original)
+            return self._wrap_copy_activity(activity, name, original)
+        if name == "unload_module":
+            return self._wrap_unload(original)
         if name == "launch" and self.domains.kernel:
             return self._wrap_launch(platform, original)
         if name in ("memcpy", "memset", "memcpy_peer") and self.domains.copy:
@@ -231,6 +288,36 @@ class Tracer:
             return self._wrap_device(platform, name, original)
         return self._wrap_call(name, original)
 
+    def _start_activity(self, platform: Platform) -> Activity | None:
+        """The platform's own timestamps, if it has them and device work is traced."""
+        if not (self.domains.kernel or self.domains.copy):
+            return None
+        try:
+            started = platform.activity_start()
+        except HipError as exc:
+            log.warning("profiler: %s cannot time its own work, events will: %s", platform.name, exc)
+            return None
+        if not started:
+            return None
+        return Activity(platform, self._methods[id(platform)], self.spool, self._dispatch_ids)
+
+    def _wrap_unload(self, original: Callable[..., Any]) -> Callable[..., Any] | None:
+        """hipModuleUnload, unless a module's finalizer unloads it (the garbage
+        collector, at a time of its choosing): that is no call of the program's
+        and is only counted (meta row module_unloads_by_finalizer)."""
+        call = self._wrap_call("unload_module", original)
+        if call is None:
+            return None
+        finalizing = _module.finalizing
+
+        def unload(device, module):
+            if finalizing.active:
+                self.finalizer_unloads += 1
+                return original(device, module)
+            return call(device, module)
+
+        return unload
+
     def _wrap_call(self, method: str, original: Callable[..., Any]) -> Callable[..., Any] | None:
         """A runtime call: an API record, unless a HIP-named call made it."""
         if not self.domains.api:
@@ -239,36 +326,39 @@ class Tracer:
         hip_name = HIP_NAMES.get(method)
 
         def call(*args):
-            if local.busy or local.cid:
+            thread = local.thread
+            if thread.busy or thread.cid:
                 return original(*args)
             start = clock()
-            local.busy = True
+            thread.busy = True
             try:
                 return original(*args)
             finally:
-                local.busy = False
+                thread.busy = False
                 name = hip_name or _copy_name(method, args)
-                rows.append((next(ids), local.tid or self.thread_id(), name, start, clock()))
+                rows.append((next(ids), thread.tid, name, start, clock()))
 
         return call
 
     def _wrap_device(self, platform: Platform, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        """hipDeviceSynchronize renews an old reference; hipDeviceReset destroys the events."""
+        """hipDeviceSynchronize and hipDeviceReset, around which the device's timing
+        acts: events renew an old reference, and are destroyed by a reset."""
         local, hip_name = self.local, HIP_NAMES[name]
 
         def device_call(device):
-            if local.busy:
+            thread = local.thread
+            if thread.busy:
                 return original(device)
             device_clock = self.clock_of(platform, device)
-            cid, start = local.cid, clock()
-            local.busy = True
+            cid, start = thread.cid, clock()
+            thread.busy = True
             try:
                 if name == "reset":
                     device_clock.reset(lambda: original(device))
                 else:
                     original(device)
             finally:
-                local.busy = False
+                thread.busy = False
                 if not cid:
                     self._api_row(next(self.ids), hip_name, start)
             if name == "synchronize":
@@ -286,10 +376,11 @@ class Tracer:
         def launch(device, function, grid, block, shared_mem, stream, args):
             # The hot path: the common case inline (DeviceClock.begin and end do the same).
             start_ns = clock()
-            cid = local.cid
+            thread = local.thread
+            cid = thread.cid
             device_clock = clocks.get(device)
             if device_clock is None:
-                device_clock = clocks[device] = self.clock_of(platform, device)
+                device_clock = clocks[device] = self._device_clock(platform, device)
             name = function.name
             if filtered and not wanted[name]:
                 return self._untraced_launch(
@@ -321,7 +412,7 @@ class Tracer:
                     pool += (start, stop)
                     start = stop = 0
             end_ns = clock()
-            tid = local.tid or self.thread_id()
+            tid = thread.tid
             if not cid:
                 cid = next(ids)
                 if api_rows is not None:
@@ -338,6 +429,82 @@ class Tracer:
 
         return launch
 
+    def _wrap_launch_activity(self, activity: Activity, original: Callable[..., Any]) -> Callable[..., Any]:
+        domains, local, ids = self.domains, self.local, self.ids
+        api_rows = self.spool.rows["api"] if domains.api else None
+        every = domains.kernel and domains.include is None and domains.exclude is None
+        wanted = _KernelFilter(domains)
+        pending = activity.pending
+
+        def launch(device, function, grid, block, shared_mem, stream, args):
+            # The hot path: the call noted, the platform times the work (_activity.py).
+            thread = local.thread
+            cid = thread.cid
+            start_ns = clock()
+            try:
+                original(device, function, grid, block, shared_mem, stream, args)
+            except BaseException:
+                if not cid:
+                    self._api_row(next(ids), "hipModuleLaunchKernel", start_ns)
+                raise
+            end_ns = clock()
+            tid = thread.tid
+            if not cid:
+                cid = next(ids)
+                if api_rows is not None:
+                    api_rows.append((cid, tid, "hipModuleLaunchKernel", start_ns, end_ns))
+            name = function.name
+            if every or wanted[name]:
+                pending.append(
+                    (
+                        "kernel", device, stream, tid, start_ns, end_ns, cid,
+                        name, grid, block, shared_mem, function.static_shared_bytes,
+                    )
+                )  # fmt: skip
+            else:  # left out: noted, so that its record is not taken for a stray one
+                pending.append((None, device, stream, tid, start_ns, end_ns, cid))
+            if len(pending) > activity.high:
+                activity.overflow()
+
+        return launch
+
+    def _wrap_copy_activity(
+        self, activity: Activity, name: str, original: Callable[..., Any]
+    ) -> Callable[..., Any]:
+        local, ids, traced = self.local, self.ids, self.domains.copy
+        api_rows = self.spool.rows["api"] if self.domains.api else None
+        pending = activity.pending
+
+        def copy(*args):
+            thread = local.thread
+            if thread.busy:  # memcpy_peer's own memcpy: one call, one entry
+                return original(*args)
+            cid, start_ns = thread.cid, clock()
+            thread.busy = True
+            try:
+                original(*args)
+            except BaseException:
+                if not cid:
+                    self._api_row(next(ids), _copy_name(name, args), start_ns)
+                raise
+            finally:
+                thread.busy = False
+            end_ns = clock()
+            tid = thread.tid
+            if not cid:
+                cid = next(ids)
+                if api_rows is not None:
+                    api_rows.append((cid, tid, _copy_name(name, args), start_ns, end_ns))
+            # args[0]: the device (memcpy_peer's destination), args[5]: the stream
+            if traced:
+                pending.append(("copy", args[0], args[5], tid, start_ns, end_ns, cid, name, args))
+            else:
+                pending.append((None, args[0], args[5], tid, start_ns, end_ns, cid))
+            if len(pending) > activity.high:
+                activity.overflow()
+
+        return copy
+
     def _untraced_launch(self, original: Callable[..., Any], cid: int, start_ns: int, *args) -> None:
         """A launch of a kernel the filters leave out: only its API call is recorded."""
         try:
@@ -350,25 +517,15 @@ class Tracer:
         local = self.local
 
         def copy(*args):
-            if local.busy:
+            thread = local.thread
+            if thread.busy:
                 return original(*args)
-            if name == "memcpy_peer":
-                dst_device, _, src_device, _, nbytes, stream, _ = args
-                device_clock = self.clock_of(platform, dst_device)
-                kind, src, dst = "DEVICE_TO_DEVICE", device_name(platform, src_device), device_clock.name
-            else:
-                device, _, _, size, unit_or_kind, stream, _ = args
-                device_clock = self.clock_of(platform, device)
-                here = device_clock.name
-                if name == "memset":
-                    kind, nbytes, src, dst = "MEMSET", size * unit_or_kind, here, here
-                else:
-                    kind, nbytes = COPY_KINDS.get(unit_or_kind, "DEFAULT"), size
-                    src = "host" if kind in ("HOST_TO_DEVICE", "HOST_TO_HOST") else here
-                    dst = "host" if kind in ("DEVICE_TO_HOST", "HOST_TO_HOST") else here
-            cid, start_ns = local.cid, clock()
+            device_clock = self._device_clock(platform, args[0])  # memcpy_peer: the destination
+            kind, nbytes, src, dst = copy_fields(platform, name, args, device_clock.name)
+            stream = args[5]
+            cid, start_ns = thread.cid, clock()
             start, stop = device_clock.begin(stream)
-            local.busy = True
+            thread.busy = True
             try:
                 original(*args)
             except BaseException:
@@ -376,14 +533,14 @@ class Tracer:
                     device_clock.pool += (start, stop)
                 raise
             finally:
-                local.busy = False
+                thread.busy = False
                 if not cid:
                     cid = next(self.ids)
                     self._api_row(cid, _copy_name(name, args), start_ns)
             start, stop = device_clock.end(stream, start, stop)
-            tid = local.tid or self.thread_id()
             pending = device_clock.pending
-            pending.append(("copy", stream, start, stop, start_ns, clock(), cid, tid, kind, nbytes, src, dst))
+            row = ("copy", stream, start, stop, start_ns, clock(), cid, thread.tid, kind, nbytes, src, dst)
+            pending.append(row)
             if len(pending) > device_clock.high:
                 device_clock.overflow()
 
@@ -395,14 +552,15 @@ class Tracer:
         allocate = name.endswith("malloc")
 
         def alloc(*args):
-            if local.busy:
+            thread = local.thread
+            if thread.busy:
                 return original(*args)
-            cid, start_ns = local.cid, clock()
-            local.busy = True
+            cid, start_ns = thread.cid, clock()
+            thread.busy = True
             try:
                 result = original(*args)
             finally:
-                local.busy = False
+                thread.busy = False
                 if not cid:
                     cid = next(self.ids)
                     self._api_row(cid, hip_name, start_ns)
@@ -414,10 +572,9 @@ class Tracer:
                 size = sizes[address] = args[-1]
             else:
                 size = sizes.pop(address, 0)
-            tid = local.tid or self.thread_id()
             row = (
                 cid,
-                tid,
+                thread.tid,
                 "ALLOCATE" if allocate else "FREE",
                 memory,
                 device,
@@ -435,25 +592,24 @@ class Tracer:
 
     def mark(self, message: str) -> None:
         if self.domains.marker:
-            now, local = clock(), self.local
-            depth = len(local.ranges) if local.ranges else 0
-            row = (next(self.ids), local.tid or self.thread_id(), message, "mark", depth, now, now)
+            now, thread = clock(), self.local.thread
+            depth = len(thread.ranges) if thread.ranges else 0
+            row = (next(self.ids), thread.tid, message, "mark", depth, now, now)
             self.spool.rows["marker"].append(row)
 
     def range_push(self, message: str) -> None:
-        local = self.local
-        if local.ranges is None:
-            local.ranges = []
-        local.ranges.append((message, clock()))
+        thread = self.local.thread
+        if thread.ranges is None:
+            thread.ranges = []
+        thread.ranges.append((message, clock()))
 
     def range_pop(self) -> None:
-        local = self.local
-        if not local.ranges:
+        thread = self.local.thread
+        if not thread.ranges:
             return  # opened before the profile started
-        message, start = local.ranges.pop()
+        message, start = thread.ranges.pop()
         if self.domains.marker:
-            tid = local.tid or self.thread_id()
-            row = (next(self.ids), tid, message, "range", len(local.ranges), start, clock())
+            row = (next(self.ids), thread.tid, message, "range", len(thread.ranges), start, clock())
             self.spool.rows["marker"].append(row)
 
 
@@ -475,6 +631,7 @@ def _forked() -> None:
         hooks.forget(tracer)
         tracer.spool.disown()
         tracer.clocks.clear()  # the devices' events are the parent's too
+        tracer.activities.clear()
 
 
 os.register_at_fork(after_in_child=_forked)

@@ -1,8 +1,9 @@
 """What a profile holds: one record type per domain, and their statistics.
 
 Times are nanoseconds on the host's monotonic clock (``time.perf_counter_ns``);
-device work is timed by the device (events recorded around it) and converted to
-that clock, so kernels, copies, API calls and markers share one time line.
+device work is timed by the platform (its own records: the CPU runtime's,
+CUPTI's; else events recorded around it) on that clock, so kernels, copies,
+API calls and markers share one time line.
 Each record's ``as_dict()`` gives a row for ``pandas.DataFrame``.
 
 Example

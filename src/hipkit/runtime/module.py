@@ -14,6 +14,7 @@ Example
 from __future__ import annotations
 
 import operator
+import threading
 import weakref
 from typing import Any
 
@@ -198,12 +199,25 @@ class Module:
         return f"<hipkit.Module for {self.target}: {', '.join(self.kernels)}>"
 
 
+class _Finalizing(threading.local):
+    active = False
+
+
+# Set while a module's finalizer unloads it: a tool at the hook point (the
+# profiler) tells that unload, done whenever the garbage collector runs, from
+# a hipModuleUnload the program made.
+finalizing = _Finalizing()
+
+
 def _unload(device: Device, handle: int, generation: int) -> None:
     if device.platform.reset_generation(device._native) == generation:
+        outer, finalizing.active = finalizing.active, True
         try:
             device.platform.unload_module(device._native, handle)
         except HipError:
             pass  # a sticky error: unloaded by the next reset
+        finally:
+            finalizing.active = outer
 
 
 # Launchers a kernel keeps for its 1-D configurations (kernel[n, m]).

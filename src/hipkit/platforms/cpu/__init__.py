@@ -7,10 +7,13 @@ library whole HIP programs link against; this module is its Python face.
 from __future__ import annotations
 
 import ctypes
+import logging
 import platform as _platform
 import threading
 from functools import cache, cached_property
 from pathlib import Path
+
+import numpy as np
 
 from ... import __version__, config
 from ..._errors import HipError
@@ -63,6 +66,34 @@ class _FunctionAttributes(ctypes.Structure):
     ]
 
 
+# runtime/activity.h's hk_activity_record, read in batches straight into a NumPy array.
+ACTIVITY_RECORD = np.dtype(
+    [
+        ("kind", np.uint32),
+        ("copy_kind", np.uint32),
+        ("device", np.int32),
+        ("thread_id", np.int32),
+        ("stream", np.uint64),
+        ("correlation_id", np.uint64),
+        ("enqueue_ns", np.int64),
+        ("start_ns", np.int64),
+        ("end_ns", np.int64),
+        ("name", np.uintp),  # const char*, valid for the life of the process
+        ("grid", np.uint32, 3),
+        ("block", np.uint32, 3),
+        ("dynamic_shared", np.uint64),
+        ("bytes", np.uint64),
+    ],
+    align=True,
+)
+# Records kept unread at most (26 MiB): far more than the profiler lets wait (it
+# reads them once 16,384 of its calls wait), so that none is dropped unless
+# something else floods the runtime.
+ACTIVITY_CAPACITY = 1 << 18
+_ACTIVITY_BATCH = 4096
+
+log = logging.getLogger("hipkit")
+
 _MODES = ("loop", "split", "fiber")
 # The vector extensions worth knowing about, as /proc/cpuinfo names them (x86, Arm).
 _SIMD_FEATURES = (
@@ -104,6 +135,7 @@ class CpuPlatform(Platform):
         # the middle of load_module.
         self._modules_lock = threading.RLock()
         self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
+        self._activity_dropped = 0  # records the runtime dropped, as last reported
 
     def _call(self, code: int) -> None:
         if code != 0:
@@ -364,3 +396,32 @@ class CpuPlatform(Platform):
         )
         if code:
             self._call(code)
+
+    # ------------------------------------------------------------------ activity
+
+    def activity_start(self) -> bool:
+        self._call(self._lib.hk_activity_enable(ACTIVITY_CAPACITY))
+        self._activity_dropped = 0
+        return True
+
+    def activity_read(self) -> list[tuple]:
+        batches = []
+        while True:
+            batch = np.empty(_ACTIVITY_BATCH, ACTIVITY_RECORD)
+            count = self._lib.hk_activity_read(batch.ctypes.data, _ACTIVITY_BATCH)
+            batches.append(batch[:count])
+            if count < _ACTIVITY_BATCH:
+                break
+        records = np.concatenate(batches) if len(batches) > 1 else batches[0]
+        dropped = self._lib.hk_activity_dropped()
+        if dropped > self._activity_dropped:
+            log.warning(
+                "cpu: %d activity record(s) dropped, the runtime's buffer full: that work has host times",
+                dropped - self._activity_dropped,
+            )
+            self._activity_dropped = dropped
+        columns = ("thread_id", "enqueue_ns", "start_ns", "end_ns")
+        return list(zip(*(records[column].tolist() for column in columns), strict=True))
+
+    def activity_stop(self) -> None:
+        self._call(self._lib.hk_activity_enable(0))

@@ -47,10 +47,11 @@ _LIBS = ("-ldl",)  # dlopen lives in libdl before glibc 2.34
 _u32_array = POINTER(c_uint32)
 _out_handle = POINTER(c_void_p)
 
-# Every hkrt_* function of runtime.h: name -> (restype, argtypes).  Handles
-# (streams, events, modules, functions) are plain pointers, and so are the
-# output structs, so that callers may pass ctypes.byref() of their own
-# Structure with the layout of hkrt_device_info / hkrt_function_attributes.
+# Every hkrt_* function of runtime.h and hk_activity_* of runtime/activity.h:
+# name -> (restype, argtypes).  Handles (streams, events, modules, functions)
+# are plain pointers, and so are the output structs, so that callers may pass
+# ctypes.byref() of their own Structure with the layout of hkrt_device_info /
+# hkrt_function_attributes.
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hkrt_init": (c_int, [c_uint32, c_uint32]),
     "hkrt_get_device_info": (c_int, [c_void_p]),
@@ -95,6 +96,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hkrt_program_register": (c_int, [c_void_p]),
     "hkrt_program_function": (c_int, [c_void_p, c_void_p, c_char_p, _out_handle]),
     "hkrt_program_global": (c_int, [c_void_p, POINTER(c_size_t)]),
+    # Activity records (runtime/activity.h); records are read into a buffer
+    # with hk_activity_record's layout.
+    "hk_activity_enable": (c_int, [c_size_t]),
+    "hk_activity_read": (c_size_t, [c_void_p, c_size_t]),
+    "hk_activity_dropped": (c_uint64, []),
+    "hk_activity_set_correlation": (c_uint64, [c_uint64]),
 }
 
 
@@ -119,7 +126,7 @@ def compiler_version() -> str:
 
 
 # The headers of include/ that the runtime includes (the others are for kernels).
-_CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h")
+_CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h", "hipkit_cpu/runtime_module.h")
 
 
 def _sources() -> list[Path]:

@@ -126,6 +126,9 @@ void claim_and_run(Worker* w, Op* op) {
       if (begin >= op->total) return;
       end = begin + chunk_for(op, op->total - begin);
     } while (!op->next.compare_exchange_weak(begin, end, std::memory_order_relaxed));
+    // The op's start: its first unit's.  The worker that finishes the op reads
+    // it after the finished counter's acquire, which orders it after this.
+    if (begin == 0 && op->activity != 0) op->start_ns = now_ns();
     w->range_begin = begin;
     w->range_end = end;
     if (op->kind == OpKind::Kernel) {
@@ -307,6 +310,7 @@ void run_small(Op* op) {
       break;
     case OpKind::Copy:
     case OpKind::Set: {
+      if (op->activity != 0) op->start_ns = now_ns();
       ExecContext ctx;
       describe(&ctx, op);
       if (int code = run_guarded(ctx, [op] { copy_or_set(op, 0, op->bytes); }))

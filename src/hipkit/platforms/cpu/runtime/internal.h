@@ -5,8 +5,9 @@
 // events), executor.cpp (worker threads running kernels and large copies),
 // launch.cpp (function registry, launch validation), module.cpp (kernel
 // modules), fiber.cpp (GPU threads as user-space contexts), signals.cpp
-// (faults and traps in kernel code) and program.cpp (the kernels and globals
-// of whole programs).
+// (faults and traps in kernel code), activity.cpp (timestamps of the work
+// run, activity.h) and program.cpp (the kernels and globals of whole
+// programs).
 #ifndef HIPKIT_CPU_RUNTIME_INTERNAL_H
 #define HIPKIT_CPU_RUNTIME_INTERNAL_H
 
@@ -25,6 +26,8 @@
 #include <memory>
 #include <mutex>
 #include <vector>
+
+#include "activity.h"
 
 // Everything below is internal to libhipkit_cpu.so: only the hkrt_* and
 // __hk_* functions and the built-in variables (declared above) are exported.
@@ -122,6 +125,7 @@ enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker };
 struct KernelLaunch {
   const hk_kernel_desc* desc = nullptr;
   Module* module = nullptr;  // null for kernels not loaded from a module
+  const char* name = nullptr;  // for activity records (activity_intern: never freed)
   hk_index3 grid = {0, 0, 0}, block = {0, 0, 0};
   uint32_t dynamic_shared_bytes = 0;
   void** args = nullptr;  // args[i] points to the copy of argument i, all in `storage`
@@ -154,9 +158,19 @@ struct Op {
   const void* src = nullptr;
   size_t bytes = 0;
   uint32_t value = 0, elem_size = 1;
+  uint32_t copy_kind = 0;  // hipMemcpyKind, for activity records
   // An asynchronous copy from pageable host memory copies from here: the
   // source was staged when the copy was queued, so the caller may reuse it.
   std::unique_ptr<unsigned char[]> staging;
+
+  // Activity (activity.cpp): the session that stamps this op (0: none) and
+  // what its record needs beyond the op itself.
+  uint32_t activity = 0;
+  int32_t thread_id = 0;
+  uint64_t stream = 0;
+  uint64_t correlation_id = 0;
+  int64_t enqueue_ns = 0;
+  int64_t start_ns = 0;  // set by the thread that begins running it (0: it never ran)
 };
 
 inline void op_ref(Op* op) { op->refs.fetch_add(1, std::memory_order_relaxed); }
@@ -196,6 +210,19 @@ int stream_check(hkrt_stream* stream);
 void drain_all();
 // hkrt_device_reset's part: destroys streams and events (the queues are empty).
 void destroy_streams_and_events();
+
+// ---- activity.cpp: timestamps of the work run (activity.h) ---------------
+
+// The session stamping ops now, 0 when activity is off.
+extern std::atomic<uint32_t> activity_session;
+// Stamps `op` (a kernel, copy or memset) as enqueued now on `stream` by this
+// thread; called when activity_session is not 0.
+void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session);
+// Pushes the record of `op`, which finished now (called for ops whose
+// `activity` is set, before they count as done).
+void activity_finished(const Op* op);
+// A copy of `name` that lives until the process exits (one per distinct name).
+const char* activity_intern(const char* name);
 
 // ---- executor.cpp: workers ----------------------------------------------------
 

@@ -1,6 +1,8 @@
 // Kernel launches: the registry of launchable functions (with the attributes
 // found by running each once in query mode), launch validation, and the
 // copy of the arguments into the launch.
+#include <dlfcn.h>
+
 #include <cstring>
 #include <unordered_map>
 
@@ -12,6 +14,7 @@ namespace {
 
 struct FunctionInfo {
   Module* module = nullptr;  // null for kernels not loaded from a module
+  const char* activity_name = nullptr;  // its name in activity records (activity.h)
   uint32_t static_shared_bytes = 0;
   uint32_t max_threads_per_block = 1024;
   std::vector<size_t> offsets;  // of each parameter in the packed buffer
@@ -154,6 +157,7 @@ int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_
       for (uint32_t i = 0; i < n; ++i) memcpy(k.args[i], args[i], function->params[i].size);
     }
     k.module = info.module;
+    k.name = info.activity_name;
     if (k.module != nullptr) module_launch_started(k.module);
   }
   auto* op = new Op;
@@ -177,6 +181,11 @@ int function_register(const hk_kernel_desc* desc) {
   FunctionInfo info;
   compute_layout(desc, &info);
   if (int error = query(desc, &info)) return error;
+  // Its (mangled) symbol where the dynamic linker knows it, else its source name.
+  Dl_info symbol;
+  bool exact = desc->symbol != nullptr && dladdr(desc->symbol, &symbol) != 0 &&
+               symbol.dli_saddr == desc->symbol && symbol.dli_sname != nullptr;
+  info.activity_name = activity_intern(exact ? symbol.dli_sname : desc->name);
   auto lock = registry_lock();
   info.module = module_owning_locked(desc);
   functions.emplace(desc, std::move(info));

@@ -165,6 +165,7 @@ int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind, hkrt_stream*
   if (bytes == 0) return HKRT_SUCCESS;
   Op* op = new Op;
   op->kind = OpKind::Copy;
+  op->copy_kind = uint32_t(kind);
   op->dst = dst;
   op->src = src;
   op->bytes = bytes;

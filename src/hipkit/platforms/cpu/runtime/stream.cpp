@@ -106,6 +106,8 @@ void wait_and_unref(Op* op) {
 }
 
 Op* enqueue(hkrt_stream* stream, Op* op, Op* extra_dependency, bool wait) {
+  if (uint32_t session = activity_session.load(std::memory_order_relaxed))
+    activity_enqueued(op, stream, session);
   ReadyList ready;
   bool published = false;
   {
@@ -138,6 +140,7 @@ Op* enqueue(hkrt_stream* stream, Op* op, Op* extra_dependency, bool wait) {
 }
 
 void complete(Op* op, ReadyList& ready) {
+  if (op->activity != 0) activity_finished(op);  // before it counts as done: see activity.h
   bool published = false;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);

@@ -1,0 +1,141 @@
+// Activity records (activity.h): the timestamps of the kernels, copies and
+// memsets the runtime runs, and the buffer their consumer drains.
+//
+// An op is stamped when enqueued (enqueue() in stream.cpp), when the first
+// unit of it begins (executor.cpp) and when it completes (complete(), which
+// pushes the record here).  A session number ties ops to the activity that
+// stamped them: an op enqueued before activity was turned off, or on again,
+// pushes nothing into a later session's buffer.
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+
+#include "internal.h"
+
+namespace hk {
+
+std::atomic<uint32_t> activity_session{0};
+
+namespace {
+
+Mutex buffer_mutex;
+// Under buffer_mutex.  The unread records are buffer[head:]: a read moves
+// head, and the space before it is reused once everything was read (or
+// reclaimed when it is most of the vector), so a push rarely allocates.
+std::vector<hk_activity_record> buffer;
+size_t head = 0;
+size_t capacity = 0;
+uint32_t sessions = 0;  // sessions started so far (a session's number is never 0)
+std::atomic<uint64_t> dropped{0};
+
+std::mutex names_mutex;
+std::unordered_set<std::string> names;  // never shrinks: records point into it
+
+__thread uint64_t correlation_id = 0;
+// gettid() is a system call: each thread asks once.  A child made by fork()
+// runs on the forking thread with a new id, so the cached one is forgotten.
+__thread int32_t cached_tid = 0;
+
+int32_t thread_id() {
+  if (cached_tid == 0) cached_tid = int32_t(syscall(SYS_gettid));
+  return cached_tid;
+}
+
+void forget_tid_after_fork() { cached_tid = 0; }
+
+uint32_t record_kind(const Op* op) {
+  return op->kind == OpKind::Kernel ? HK_ACTIVITY_KERNEL
+         : op->kind == OpKind::Copy ? HK_ACTIVITY_COPY
+                                    : HK_ACTIVITY_MEMSET;
+}
+
+}  // namespace
+
+void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session) {
+  if (op->kind != OpKind::Kernel && op->kind != OpKind::Copy && op->kind != OpKind::Set) return;
+  op->activity = session;
+  op->thread_id = thread_id();
+  op->stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
+  op->correlation_id = correlation_id;
+  op->enqueue_ns = now_ns();
+}
+
+void activity_finished(const Op* op) {
+  if (op->start_ns == 0) return;  // dropped before it ran: no record
+  hk_activity_record r = {};
+  r.end_ns = now_ns();
+  r.kind = record_kind(op);
+  r.thread_id = op->thread_id;
+  r.stream = op->stream;
+  r.correlation_id = op->correlation_id;
+  r.enqueue_ns = op->enqueue_ns;
+  r.start_ns = op->start_ns;
+  if (op->kind == OpKind::Kernel) {
+    const KernelLaunch& k = op->kernel;
+    r.name = k.name;
+    r.grid[0] = k.grid.x, r.grid[1] = k.grid.y, r.grid[2] = k.grid.z;
+    r.block[0] = k.block.x, r.block[1] = k.block.y, r.block[2] = k.block.z;
+    r.dynamic_shared = k.dynamic_shared_bytes;
+  } else {
+    r.copy_kind = op->kind == OpKind::Copy ? op->copy_kind : 0;
+    r.bytes = op->bytes;
+  }
+  std::lock_guard<Mutex> lock(buffer_mutex);
+  if (op->activity != activity_session.load(std::memory_order_relaxed)) return;
+  if (buffer.size() - head >= capacity) {
+    dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (head != 0 && head >= buffer.size() / 2) {
+    buffer.erase(buffer.begin(), buffer.begin() + long(head));
+    head = 0;
+  }
+  buffer.push_back(r);
+}
+
+const char* activity_intern(const char* name) {
+  std::lock_guard<std::mutex> lock(names_mutex);
+  return names.emplace(name).first->c_str();
+}
+
+}  // namespace hk
+
+using namespace hk;
+
+extern "C" {
+
+int hk_activity_enable(size_t new_capacity) {
+  static std::once_flag fork_handler;
+  std::call_once(fork_handler, [] { pthread_atfork(nullptr, nullptr, forget_tid_after_fork); });
+  std::lock_guard<Mutex> lock(buffer_mutex);
+  buffer.clear();
+  buffer.shrink_to_fit();
+  head = 0;
+  capacity = new_capacity;
+  dropped.store(0, std::memory_order_relaxed);
+  activity_session.store(new_capacity != 0 ? ++sessions : 0, std::memory_order_relaxed);
+  return HKRT_SUCCESS;
+}
+
+size_t hk_activity_read(hk_activity_record* out, size_t max) {
+  if (out == nullptr) return 0;
+  std::lock_guard<Mutex> lock(buffer_mutex);
+  size_t count = std::min(max, buffer.size() - head);
+  std::copy(buffer.begin() + long(head), buffer.begin() + long(head + count), out);
+  head += count;
+  if (head == buffer.size()) {
+    buffer.clear();
+    head = 0;
+  }
+  return count;
+}
+
+uint64_t hk_activity_dropped(void) { return dropped.load(std::memory_order_relaxed); }
+
+uint64_t hk_activity_set_correlation(uint64_t id) {
+  uint64_t previous = correlation_id;
+  correlation_id = id;
+  return previous;
+}
+
+}  // extern "C"

@@ -1,0 +1,78 @@
+// hipkit CPU platform: activity records, the runtime's own timestamps of the
+// device work it runs (exported by libhipkit_cpu.so; plain C).
+//
+// While activity is on, every kernel, copy and memset is stamped three times
+// on CLOCK_MONOTONIC (Python's time.perf_counter_ns on Linux): when the host
+// thread enqueued it (inside hkrt_launch*, hkrt_memcpy, hkrt_memset), when it
+// began to run, and when it finished.  A finished op becomes one record in a
+// buffer that a consumer drains in batches with hk_activity_read: the Python
+// profiler (hipkit/platforms/cpu/__init__.py) and the trace writer of whole
+// programs built by `hipkit cc`.  Records are pushed before the op counts as
+// done, so after a synchronize returns, the records of everything it waited
+// for can be read.  Work that never ran (dropped by a sticky error or a device
+// reset) has no record.
+//
+// Cost: when off, one relaxed atomic load per enqueued op; when on, three
+// clock reads (vDSO, no system call) and a short critical section per op.
+//
+// Memory is bounded: at most `capacity` records wait unread.  A record that
+// finds the buffer full is dropped and counted (hk_activity_dropped), never
+// silently lost and never blocking the worker that finished the op: blocking
+// could deadlock a consumer that drains only after synchronizing.
+#ifndef HIPKIT_CPU_ACTIVITY_H
+#define HIPKIT_CPU_ACTIVITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// hk_activity_record.kind
+enum { HK_ACTIVITY_KERNEL = 1, HK_ACTIVITY_COPY = 2, HK_ACTIVITY_MEMSET = 3 };
+
+// A capacity that holds far more than a consumer lets accumulate (26 MiB when full).
+#define HK_ACTIVITY_DEFAULT_CAPACITY ((size_t)1 << 18)
+
+typedef struct hk_activity_record {
+  uint32_t kind;            // HK_ACTIVITY_*
+  uint32_t copy_kind;       // a copy's hipMemcpyKind (HKRT_MEMCPY_*); 0 otherwise
+  int32_t device;           // 0: the CPU platform has one device
+  int32_t thread_id;        // gettid() of the thread that enqueued it
+  uint64_t stream;          // the stream handle as the API sees it; 0: the null stream
+  uint64_t correlation_id;  // the enqueuing thread's hk_activity_set_correlation value
+  int64_t enqueue_ns;       // CLOCK_MONOTONIC, as the three below
+  int64_t start_ns;
+  int64_t end_ns;
+  // A kernel's name: its symbol (mangled, e.g. "_Z9vectorAddPKfS0_Pfi") where
+  // the dynamic linker knows it (kernel modules), else its source name (an
+  // identifier or name expression such as "scale<float>"); NULL for copies
+  // and memsets.  The string lives until the process exits (names are kept
+  // in a table that is never freed), so a record outlives its module.
+  const char* name;
+  uint32_t grid[3];         // blocks
+  uint32_t block[3];        // threads per block
+  uint64_t dynamic_shared;  // a kernel's dynamic shared memory, bytes
+  uint64_t bytes;           // a copy's or memset's size, bytes
+} hk_activity_record;
+
+// Turns stamping on, keeping at most `capacity` records unread, or off
+// (capacity 0).  Turning it on or off drops the records not yet read, and
+// those of ops enqueued before.  Returns hipSuccess.
+int hk_activity_enable(size_t capacity);
+// Moves up to `max` records, oldest first, into `out`; returns how many.
+// Thread-safe; ops finishing meanwhile wait for the next read.
+size_t hk_activity_read(hk_activity_record* out, size_t max);
+// Records dropped because the buffer was full, since activity was turned on.
+uint64_t hk_activity_dropped(void);
+// Sets the calling thread's correlation id, which the records of the work it
+// enqueues from now on carry (e.g. the id of the API call being made);
+// returns the previous one.  0 (the initial value) means none.
+uint64_t hk_activity_set_correlation(uint64_t id);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#endif  // HIPKIT_CPU_ACTIVITY_H

@@ -1,0 +1,258 @@
+"""Device time for the tracer from the platform's own timestamps.
+
+Where a platform stamps its device work itself (``Platform.activity_start``:
+the CPU runtime in C++, CUPTI on NVIDIA), the tracer's hot path only notes each
+launch, copy or memset call as a *pending* entry: its thread, the host times
+around the call, its correlation id and payload.  Entries are resolved when
+many wait, when a device is reset, when the profile is read and when it ends:
+the platform's records are read and each is matched to the entry of its thread
+whose host interval contains the record's enqueue time (the work is enqueued
+inside the call).  An entry with several records spans the first start to the
+last end; an entry that never gets one (work that never ran: a sticky error, a
+reset) keeps the host times of its call.  Records that match no entry are
+counted (``unmatched``) and reported in the profile's meta rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._errors import HipError
+from ..platforms.base import Platform
+from ._clock import add_device, copy_fields
+
+if TYPE_CHECKING:
+    from ._spool import Spool
+
+log = logging.getLogger("hipkit")
+
+# Entries waiting before the records that came in are read (without waiting for
+# the devices), and the most before the tracer waits for them.  An entry is a
+# tuple of some 250 bytes; reading is vectorized, and costs less per entry in
+# larger batches.
+PENDING_HIGH = 16384
+PENDING_MAX = 65536
+
+# A pending entry is a tuple (cheap to make on the hot path):
+#   (domain, device, stream, thread id, host start, host end, correlation id, *payload)
+# domain "kernel": payload (name, grid, block, dynamic shared bytes, static shared bytes)
+#        "copy":   payload (the platform method, its arguments)
+#        None:     work the trace leaves out (a filtered kernel, a domain turned off),
+#                  noted so that its records are not taken for unmatched ones
+DEVICE, STREAM, THREAD, HOST_START, HOST_END = 1, 2, 3, 4, 5
+_HOST_SPAN = itemgetter(THREAD, HOST_START, HOST_END)
+_FIRST, _LAST = np.iinfo(np.int64).max, np.iinfo(np.int64).min  # a span before any record
+
+Span = tuple[int, int]
+
+
+def _array(rows: Iterable[tuple], width: int, count: int | None = None) -> np.ndarray:
+    """Tuples of ``width`` ints as an array of that many columns."""
+    if count is None:
+        rows = list(rows)
+        count = len(rows)
+    return np.fromiter(itertools.chain.from_iterable(rows), np.int64, count * width).reshape(count, width)
+
+
+def match(entries: list[tuple], records: list[tuple]) -> tuple[list[Span | None], list[int], list[int]]:
+    """Match ``records`` (thread id, enqueue, start, end) to pending ``entries``.
+
+    Returns, for each entry, the (start, end) its records span or None; the
+    indices of the unmatched records that are *later* than every entry of their
+    thread (their entry may not be pending yet: its thread is just returning from
+    the call); and those of the other unmatched records, which no entry will
+    ever claim (on one thread, calls and their entries come in order).
+    Vectorized: it runs for every kernel."""
+    if not records:
+        return [None] * len(entries), [], []
+    r_thread, r_enqueued, r_start, r_end = _array(records, 4).T
+    threads, starts, ends = _array(map(_HOST_SPAN, entries), 3, len(entries)).T
+    order = np.lexsort((starts, threads))  # by thread, then host start
+    threads, starts, ends = threads[order], starts[order], ends[order]
+    owner = np.full(len(r_thread), -1, np.int64)
+    later = np.zeros(len(r_thread), bool)
+    for thread in np.unique(r_thread).tolist():
+        mine = np.flatnonzero(r_thread == thread)
+        enqueued = r_enqueued[mine]
+        low, high = np.searchsorted(threads, thread, "left"), np.searchsorted(threads, thread, "right")
+        if low == high:
+            later[mine] = True
+            continue
+        k = low + np.searchsorted(starts[low:high], enqueued, "right") - 1  # the last call begun before
+        inside = (k >= low) & (enqueued <= ends[np.maximum(k, low)])
+        owner[mine[inside]] = order[k[inside]]
+        later[mine] = ~inside & (enqueued > ends[high - 1])
+    matched = owner >= 0
+    first = np.full(len(entries), _FIRST, np.int64)
+    last = np.full(len(entries), _LAST, np.int64)
+    np.minimum.at(first, owner[matched], r_start[matched])
+    np.maximum.at(last, owner[matched], r_end[matched])
+    spans = [
+        None if start == _FIRST else (start, end)
+        for start, end in zip(first.tolist(), last.tolist(), strict=True)
+    ]
+    return spans, np.flatnonzero(later).tolist(), np.flatnonzero(~matched & ~later).tolist()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while rows are made by the thousand: each row is a
+    new tuple, which would start collections, and none of them is garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Activity:
+    """One platform's timestamps: the entries waiting for their records, the
+    records read early, and the devices' names and streams in the trace.
+    ``methods`` are the platform's own (untraced) methods."""
+
+    def __init__(self, platform: Platform, methods: dict[str, Callable], spool: Spool, ids: itertools.count):
+        self.platform = platform
+        self.spool, self._dispatch_ids = spool, ids
+        self._methods = methods
+        self.pending: list[tuple] = []
+        self.high, self.max = PENDING_HIGH, PENDING_MAX  # the tracer calls overflow() above high
+        self._batch = PENDING_HIGH
+        self._early: list[tuple] = []  # records read before their entry was pending
+        self._devices: dict[int, str] = {}  # native -> name in the trace
+        self._streams: dict[int, dict[int, int]] = {}  # native -> handle -> number shown
+        self._lock = threading.RLock()
+        self.untimed = 0  # entries given host times: no record came
+        self.unmatched = 0  # records no entry claimed
+
+    def device(self, native: int) -> str:
+        """The device's name in the trace (noted there on first use)."""
+        name = self._devices.get(native)
+        if name is None:
+            with self._lock:
+                name = self._devices.get(native)
+                if name is None:
+                    name = self._devices[native] = add_device(self.platform, native, self.spool)
+                    self._streams[native] = {0: 0}
+        return name
+
+    def overflow(self) -> None:
+        """Many entries wait: resolve those whose records came, or wait for the devices."""
+        self.drain()
+        if len(self.pending) > self.max:
+            self.drain(wait=True)
+        # Those still running stay: read again once a batch more has come, not at
+        # every call (each read goes over every entry).
+        self.high = min(len(self.pending) + self._batch, self.max)
+
+    def drain(self, wait: bool = False, final: bool = False) -> None:
+        """Read the records and resolve the entries they match.  ``wait``: wait
+        for the devices first, so that every entry pending now is resolved (with
+        host times where no record came).  ``final``: no entry will come after."""
+        with self._lock, _collector_paused():
+            pending = self.pending
+            count = len(pending)  # entries appended meanwhile by other threads stay
+            items = pending[:count]
+            del pending[:count]
+            for native in {item[DEVICE] for item in items}:
+                self.device(native)
+            if wait:
+                self._synchronize()
+            early = self._early
+            records = early + self._read()
+            spans, later, stray = match(items, records)
+            if final:
+                self.unmatched += len(later) + len(stray)
+                self._early = []
+            else:
+                self.unmatched += len(stray) + sum(1 for index in later if index < len(early))
+                self._early = [records[index] for index in later if index >= len(early)]
+            pending[0:0] = self._resolve(items, spans, wait)
+        self.spool.maybe_flush()
+
+    def _read(self) -> list[tuple]:
+        try:
+            return self.platform.activity_read()
+        except HipError as exc:  # what waits keeps the host times of its call
+            log.warning("profiler: %s activity records could not be read: %s", self.platform.name, exc)
+            return []
+
+    def _synchronize(self) -> None:
+        synchronize = self._methods["synchronize"]
+        for native, name in list(self._devices.items()):
+            try:
+                synchronize(native)
+            except HipError as exc:  # a sticky error: what ran has its records
+                log.warning("profiler: %s could not be synchronized: %s", name, exc)
+
+    def _resolve(self, items: list[tuple], spans: list[Span | None], wait: bool) -> list[tuple]:
+        """Spool the rows of the entries with a span, and with ``wait`` of the
+        others too, with host times; returns the others otherwise.
+        (A loop over local names: it runs for every kernel.)"""
+        kernels, copies = self.spool.rows["kernel"], self.spool.rows["copy"]
+        devices, all_streams, dispatch_ids = self._devices, self._streams, self._dispatch_ids
+        kept = []
+        for item, span in zip(items, spans, strict=True):
+            domain, native, handle = item[0], item[DEVICE], item[STREAM]
+            if span is not None:
+                start, end = span
+            elif wait:  # its work is over, and no record came: it never ran
+                start, end = item[HOST_START], item[HOST_END]
+                self.untimed += domain is not None
+            else:
+                kept.append(item)
+                continue
+            if domain is None:
+                continue
+            streams = all_streams[native]
+            stream = streams.get(handle)
+            if stream is None:
+                stream = streams[handle] = len(streams)
+            device = devices[native]
+            if domain == "kernel":
+                _, _, _, tid, host_start, _, cid, name, grid, block, shared, static = item
+                kernels.append(
+                    (
+                        next(dispatch_ids), cid, tid, device, stream, name, grid, block, shared, static,
+                        host_start, start, end,
+                    )
+                )  # fmt: skip
+            else:
+                _, _, _, tid, host_start, _, cid, method, args = item
+                fields = copy_fields(self.platform, method, args, device)
+                copies.append((cid, tid, device, stream, *fields, host_start, start, end))
+        return kept
+
+    def reset(self, reset: Callable[[], None]) -> None:
+        """Around a device reset: resolve what ran before it."""
+        self.drain(wait=True)
+        reset()
+
+    def after_synchronize(self) -> None:
+        """Nothing to renew: the platform's timestamps are on the host's clock."""
+
+    def close(self) -> None:
+        """The profile ends: resolve everything, stop the platform's stamping."""
+        try:
+            self.drain(wait=True, final=True)
+        finally:
+            try:
+                self.platform.activity_stop()
+            except HipError as exc:
+                log.warning("profiler: %s activity could not be stopped: %s", self.platform.name, exc)
+        if self.untimed:
+            log.warning(
+                "profiler: %d record(s) of %s have host times (no device timestamps came)",
+                self.untimed,
+                self.platform.name,
+            )
