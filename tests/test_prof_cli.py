@@ -120,8 +120,8 @@ def test_prof_traces_the_domains_asked(program, tmp_path):
 
 
 def test_prof_usage_errors(program, tmp_path):
-    done = prof("-f", "pftrace", "--", str(program), cwd=tmp_path)
-    assert done.returncode == 2 and "pftrace is not supported yet" in done.stderr
+    done = prof("-f", "csv", "otf2", "--", str(program), cwd=tmp_path)
+    assert done.returncode == 2 and "invalid choice: 'otf2'" in done.stderr
     done = prof("--stats", cwd=tmp_path)
     assert done.returncode == 2 and "no command given" in done.stderr
     done = prof("--kernel-include-regex", "(", "--", str(program), cwd=tmp_path)

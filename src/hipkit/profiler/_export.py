@@ -1,4 +1,5 @@
-"""A trace's files: rocprofv3's CSV files, Chrome trace-event JSON, text tables.
+"""A trace's files: rocprofv3's CSV files, Chrome trace-event JSON, Perfetto's
+own format (``_pftrace.py``), text tables.
 
 The CSV columns and their formatting are rocprofv3's (rocprofiler-sdk,
 source/lib/output/generateCSV.cpp, csv.hpp and statistics.cpp): strings quoted,
@@ -6,15 +7,23 @@ numbers bare, floats with rocprofv3's precision.  Grid_Size is in work items
 (threads), as HSA's dispatch packet and rocprofv3 count it.  hipkit adds one
 kind of row: memsets are in memory_copy_trace.csv with Kind and Direction
 ``MEMORY_SET``.
+
+Each file is written beside its final name and renamed to it once whole, so an
+error (a full disk, a spool that cannot be read) leaves no partial file, and a
+file of that name from an earlier run as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterable
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
+
+from . import _pftrace
 
 if TYPE_CHECKING:
     from .records import Stat
@@ -89,6 +98,33 @@ class _Str(str):
     """A value written quoted, as rocprofv3 writes strings."""
 
 
+@contextlib.contextmanager
+def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """A file that appears at ``path`` only once written whole: written to a
+    temporary name in the same directory, renamed over ``path`` when the block
+    ends, removed if it raises."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # os.open, not tempfile: the file gets the umask's permissions, as open() would give it.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(fd, mode, newline="" if "b" not in mode else None) as f:
+            yield f
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_trace(trace: Trace, path: Path) -> None:
+    """Trace.save: Perfetto's protobuf format for a ``.pftrace`` file, else Chrome's trace-event JSON."""
+    if path.suffix.lower() == ".pftrace":
+        with atomic_open(path, "wb") as f:
+            _pftrace.write(trace, f)
+    else:
+        write_chrome_trace(trace, path)
+
+
 def copy_direction(kind: str) -> str:
     """rocprofv3's Direction of a copy kind ("MEMORY_COPY_HOST_TO_DEVICE"); MEMORY_SET for memsets."""
     return "MEMORY_SET" if kind == "MEMSET" else f"MEMORY_COPY_{kind}"
@@ -128,12 +164,13 @@ def write_csv(trace: Trace, directory: Path, prefix: str, with_stats: bool, doma
     pid = trace.meta.get("pid", os.getpid())
     written = []
 
-    def open_csv(name: str, columns: Iterable[str]):
+    @contextlib.contextmanager
+    def open_csv(name: str, columns: Iterable[str]) -> Iterator[IO[str]]:
         path = directory / (f"{prefix}_{name}" if prefix else name)
+        with atomic_open(path) as f:
+            f.write(",".join(_cell(c) for c in columns) + "\n")
+            yield f
         written.append(path)
-        f = open(path, "w", newline="")
-        f.write(",".join(_cell(c) for c in columns) + "\n")
-        return f
 
     def rows_of(domain: str) -> Iterable[tuple]:
         if domain == "kernel":
@@ -196,6 +233,7 @@ class _ChromeTrace:
 
     def __init__(self, f, origin_ns: int):
         self.f, self.origin, self.first, self.flows = f, origin_ns, True, 0
+        self.devices = 0  # device processes so far (their pids follow 1,000,000)
 
     def us(self, ns: int) -> float:
         return round((ns - self.origin) / 1e3, 3)
@@ -235,74 +273,87 @@ class _ChromeTrace:
         )
 
     def flow(self, name: str, source: tuple[int, int, int], target: tuple[int, int, int]) -> None:
-        """An arrow from the slice around ``source`` (pid, tid, time) to the one starting at ``target``."""
+        """An arrow from the slice around ``source`` (pid, tid, time) to the one starting at ``target``.
+        The pair is joined by ``id`` alone: ``bind_id`` belongs on slices (the format's
+        other kind of flow), and on these events the Chrome trace viewer fails to import."""
         self.flows += 1
-        common = {"cat": "flow", "name": name, "id": self.flows, "bind_id": self.flows}
+        common = {"cat": "flow", "name": name, "id": self.flows}
         pid, tid, at = source
         self.emit({"ph": "s", "pid": pid, "tid": tid, "ts": self.us(at), **common})
         pid, tid, at = target
         self.emit({"ph": "f", "bp": "e", "pid": pid, "tid": tid, "ts": self.us(at), **common})
 
 
-def write_chrome_trace(trace: Trace, path: Path) -> None:
+def write_chrome_trace(trace: Trace | Sequence[Trace], path: Path) -> None:
     """Chrome's trace-event JSON (the object form): a process for the host (a
-    track per thread) and one per device (a track per stream)."""
+    track per thread) and one per device (a track per stream).  Several traces
+    (the processes of one ``hipkit prof`` run) share the file and its time
+    line, each with its own host and device processes."""
+    traces = list(trace) if isinstance(trace, Sequence) else [trace]
+    with atomic_open(path) as f:
+        origin = min(t.meta.get("started_ns", 0) for t in traces)
+        other = {"hipkit_origin_ns": origin, "clock": "CLOCK_MONOTONIC (time.perf_counter_ns)"}
+        f.write('{"displayTimeUnit":"ns","otherData":' + json.dumps(other) + ',"traceEvents":[\n')
+        out = _ChromeTrace(f, origin)
+        for order, one in enumerate(traces):
+            _chrome_process(out, one, order * 1000, len(traces) > 1)
+        f.write("\n]}\n")
+
+
+def _chrome_process(out: _ChromeTrace, trace: Trace, order: int, several: bool) -> None:
+    """One process's events: its host process (named by its pid) and its devices'
+    (their pids after 1,000,000, numbered on from those of earlier processes)."""
     meta, devices = trace.meta, trace.devices
     host = meta.get("pid", os.getpid())
     device_pids: dict[str, int] = {}
     streams: set[tuple[str, int]] = set()
     flows = meta.get("domains", {}).get("api", True)  # an arrow needs the API call's slice
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        origin = meta.get("started_ns", 0)
-        other = {"hipkit_origin_ns": origin, "clock": "CLOCK_MONOTONIC (time.perf_counter_ns)"}
-        f.write('{"displayTimeUnit":"ns","otherData":' + json.dumps(other) + ',"traceEvents":[\n')
-        out = _ChromeTrace(f, origin)
-        out.process(host, f"Host (pid {host})", 0)
-        for tid, name in trace.threads.items():
-            out.name("thread_name", host, tid, f"{name} ({tid})")
+    out.process(host, f"Host (pid {host})", order)
+    for tid, name in trace.threads.items():
+        out.name("thread_name", host, tid, f"{name} ({tid})")
 
-        def track(device: str, stream: int) -> tuple[int, int]:
-            """(pid, tid) of a stream's track: tid 1 is the null stream."""
-            if device not in device_pids:
-                device_pids[device] = pid = 1_000_000 + len(device_pids) + 1
-                out.process(pid, f"Device {devices.get(device, device)}", len(device_pids))
-            if (device, stream) not in streams:
-                streams.add((device, stream))
-                label = "Stream 0 (null stream)" if stream == 0 else f"Stream {stream}"
-                out.name("thread_name", device_pids[device], stream + 1, label)
-            return device_pids[device], stream + 1
+    def track(device: str, stream: int) -> tuple[int, int]:
+        """(pid, tid) of a stream's track: tid 1 is the null stream."""
+        if device not in device_pids:
+            out.devices += 1
+            device_pids[device] = pid = 1_000_000 + out.devices
+            label = f"Device {devices.get(device, device)}" + (f" (pid {host})" if several else "")
+            out.process(pid, label, order + len(device_pids))
+        if (device, stream) not in streams:
+            streams.add((device, stream))
+            label = "Stream 0 (null stream)" if stream == 0 else f"Stream {stream}"
+            out.name("thread_name", device_pids[device], stream + 1, label)
+        return device_pids[device], stream + 1
 
-        for r in trace.rows("api"):
-            out.slice("hip_api", r[2], host, r[1], r[3], r[4], {"correlation_id": r[0]})
-        for r in trace.rows("kernel"):
-            pid, tid = track(r[3], r[4])
-            args = {"grid": r[6], "block": r[7], "dynamic_shared": r[8], "static_shared": r[9]}
-            args.update(correlation_id=r[1], dispatch_id=r[0])
-            out.slice("kernel", r[5], pid, tid, r[11], r[12], args)
-            if flows:
-                out.flow("launch", (host, r[2], r[10]), (pid, tid, r[11]))
-        for r in trace.rows("copy"):
-            pid, tid = track(r[2], r[3])
-            seconds = (r[10] - r[9]) / 1e9
-            args = {"bytes": r[5], "src": r[6], "dst": r[7], "correlation_id": r[0]}
-            args["bandwidth_GBps"] = round(r[5] / seconds / 1e9, 3) if seconds > 0 else 0
-            out.slice("memory_copy", copy_direction(r[4]), pid, tid, r[9], r[10], args)
-            if flows:
-                out.flow("copy", (host, r[1], r[8]), (pid, tid, r[9]))
-        for r in trace.rows("marker"):
-            if r[3] == "mark":
-                out.instant("marker", r[2], host, r[1], r[5], {})
-            else:
-                out.slice("marker", r[2], host, r[1], r[5], r[6], {"depth": r[4]})
-        allocated: dict[str, int] = {}
-        for r in trace.rows("alloc"):
-            args = {"size": r[5], "address": hex(r[6]), "correlation_id": r[0]}
-            out.instant("memory_allocation", f"{r[2].lower()} ({r[3]})", host, r[1], r[7], args)
-            total = allocated[r[4]] = allocated.get(r[4], 0) + (r[5] if r[2] == "ALLOCATE" else -r[5])
-            counter = {"ph": "C", "name": f"allocated bytes ({r[4]})", "pid": host, "tid": 0}
-            out.emit({**counter, "ts": out.us(r[8]), "args": {"bytes": total}})
-        f.write("\n]}\n")
+    for r in trace.rows("api"):
+        out.slice("hip_api", r[2], host, r[1], r[3], r[4], {"correlation_id": r[0]})
+    for r in trace.rows("kernel"):
+        pid, tid = track(r[3], r[4])
+        args = {"grid": r[6], "block": r[7], "dynamic_shared": r[8], "static_shared": r[9]}
+        args.update(correlation_id=r[1], dispatch_id=r[0])
+        out.slice("kernel", r[5], pid, tid, r[11], r[12], args)
+        if flows:
+            out.flow("launch", (host, r[2], r[10]), (pid, tid, r[11]))
+    for r in trace.rows("copy"):
+        pid, tid = track(r[2], r[3])
+        seconds = (r[10] - r[9]) / 1e9
+        args = {"bytes": r[5], "src": r[6], "dst": r[7], "correlation_id": r[0]}
+        args["bandwidth_GBps"] = round(r[5] / seconds / 1e9, 3) if seconds > 0 else 0
+        out.slice("memory_copy", copy_direction(r[4]), pid, tid, r[9], r[10], args)
+        if flows:
+            out.flow("copy", (host, r[1], r[8]), (pid, tid, r[9]))
+    for r in trace.rows("marker"):
+        if r[3] == "mark":
+            out.instant("marker", r[2], host, r[1], r[5], {})
+        else:
+            out.slice("marker", r[2], host, r[1], r[5], r[6], {"depth": r[4]})
+    allocated: dict[str, int] = {}
+    for r in trace.rows("alloc"):
+        args = {"size": r[5], "address": hex(r[6]), "correlation_id": r[0]}
+        out.instant("memory_allocation", f"{r[2].lower()} ({r[3]})", host, r[1], r[7], args)
+        total = allocated[r[4]] = allocated.get(r[4], 0) + (r[5] if r[2] == "ALLOCATE" else -r[5])
+        counter = {"ph": "C", "name": f"allocated bytes ({r[4]})", "pid": host, "tid": 0}
+        out.emit({**counter, "ts": out.us(r[8]), "args": {"bytes": total}})
 
 
 # ---------------------------------------------------------------------- text

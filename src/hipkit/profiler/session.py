@@ -10,6 +10,7 @@ Example
 ...     c.get()
 >>> print(p.stats())                    # per kernel: calls, total, average, ...
 >>> p.save("trace.json")                # open in https://ui.perfetto.dev
+>>> p.save("trace.pftrace")             # Perfetto's own format, by the suffix
 >>> p.save_csv("prof")                  # rocprofv3's kernel_trace.csv, ...
 """
 
@@ -49,6 +50,8 @@ class Profile(Trace):
     kernel_include_regex, kernel_exclude_regex
         Trace only kernels whose name matches (``re.search``) the first and not
         the second.
+    kernel_names
+        "demangled" (the default), "mangled" or "truncated" (the bare function name).
     """
 
     def __init__(
@@ -61,6 +64,7 @@ class Profile(Trace):
         memory_allocation_trace: bool = True,
         kernel_include_regex: str | None = None,
         kernel_exclude_regex: str | None = None,
+        kernel_names: str = "demangled",
     ):
         self._domains = Domains(
             kernel=kernel_trace,
@@ -77,7 +81,7 @@ class Profile(Trace):
         self._tracer: Tracer | None = None
         self._ran = False
         self._finalizer = weakref.finalize(self, _remove, Path(name))
-        super().__init__(self._spool.read)
+        super().__init__(self._spool.read, kernel_names)
 
     @property
     def running(self) -> bool:
@@ -176,7 +180,10 @@ OPTIONS_FILE = "options.json"
 def start_from_environment() -> None:
     """Trace this process from now to its exit into HIPKIT_PROF_DIR, as ``hipkit
     prof`` asked (its options in the directory's options.json).  The records are
-    flushed at exit, after an uncaught exception too, and on SIGTERM."""
+    flushed at exit, after an uncaught exception too, and on SIGTERM.  The spool,
+    ``<pid>.spool``, is made now: its presence tells hipkit's CUPTI library,
+    which CUDA loads into every process of an NVIDIA run, that this process is
+    traced here (``cupti_inject.cpp``)."""
     directory = Path(config.get("HIPKIT_PROF_DIR"))
     try:
         domains = Domains(**json.loads((directory / OPTIONS_FILE).read_text()))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import _export
+from . import _export, _names
 from ._spool import read_file
 from .records import (
     ApiCall,
@@ -47,10 +47,13 @@ class StatsTable(list):
 
 
 class Trace:
-    """The records of a profile.  ``rows(domain)`` gives the raw rows."""
+    """The records of a profile.  ``rows(domain)`` gives the rows, kernel names
+    shown as ``kernel_names`` says: "demangled" (the default), "mangled" (as
+    compiled) or "truncated" (the bare function name), as rocprofv3 shows them."""
 
-    def __init__(self, rows: Callable[[str], Iterable[tuple]]):
+    def __init__(self, rows: Callable[[str], Iterable[tuple]], kernel_names: str = "demangled"):
         self._rows = rows
+        self._kernel_name = _names.namer(kernel_names)
 
     def _resolved(self) -> None:
         """Hook for a live profile: make every record final before reading."""
@@ -59,7 +62,11 @@ class Trace:
 
     def rows(self, domain: str) -> Iterator[tuple]:
         self._resolved()
-        return iter(self._rows(domain))
+        rows = iter(self._rows(domain))
+        if domain != "kernel" or self._kernel_name is str:
+            return rows
+        name = self._kernel_name
+        return ((*r[:5], name(r[5]), *r[6:]) for r in rows)
 
     def iter_kernels(self) -> Iterator[KernelDispatch]:
         for r in self.rows("kernel"):
@@ -119,7 +126,9 @@ class Trace:
 
     @property
     def meta(self) -> dict[str, Any]:
-        """The process id, start and end times and domains of the profile."""
+        """The process id, start and end times and domains of the profile; where device times
+        came from per platform (``device_timestamps``) and modules the garbage collector
+        unloaded during it (``module_unloads_by_finalizer``)."""
         return dict(self.rows("meta"))
 
     # ------------------------------------------------------------------ statistics
@@ -158,12 +167,13 @@ class Trace:
     # ------------------------------------------------------------------ files
 
     def save(self, path: str | Path) -> Path:
-        """Write a Chrome trace-event JSON file (opens in https://ui.perfetto.dev
-        and chrome://tracing): a process for the host and one per device, a
-        track per host thread and per stream, arrows from each API call to the
-        device work it caused."""
+        """Write the timeline: Perfetto's own format for a ``.pftrace`` file,
+        else Chrome trace-event JSON (both open in https://ui.perfetto.dev, the
+        JSON in chrome://tracing too): a process for the host and one per
+        device, a track per host thread and per stream, arrows from each API
+        call to the device work it caused."""
         path = Path(path)
-        _export.write_chrome_trace(self, path)
+        _export.write_trace(self, path)
         return path
 
     def save_csv(
@@ -182,9 +192,9 @@ class Trace:
         return _export.write_csv(self, Path(directory), prefix, stats, set(domains or STATS_DOMAINS))
 
 
-def from_file(path: str | Path) -> Trace:
+def from_file(path: str | Path, kernel_names: str = "demangled") -> Trace:
     """The trace a profiled process spooled to ``path`` (``hipkit prof`` reads it)."""
-    return Trace(lambda domain: read_file(Path(path), domain))
+    return Trace(lambda domain: read_file(Path(path), domain), kernel_names)
 
 
 __all__ = ["Stat", "StatsTable", "Trace", "from_file"]
