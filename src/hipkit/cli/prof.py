@@ -1,14 +1,18 @@
-"""``hipkit prof``: run a Python program traced from its start, as rocprofv3 runs one.
+"""``hipkit prof``: run a program traced from its start, as rocprofv3 runs one.
 
-The program runs in a child process with HIPKIT_PROF_DIR set, so that hipkit's
-import starts the tracer there; every process of the command that imports
-hipkit is traced and writes its own files (``%pid%`` in the names).  The
-records are spooled to a temporary directory in chunks, flushed at the
-program's exit (after an uncaught exception, and on SIGTERM, too), then
-written as rocprofv3's files.  The exit status is the program's (128 + N when
-it died of signal N).
+The program runs in a child process with HIPKIT_PROF_DIR set.  A Python
+process that imports hipkit starts the tracer there; a C++ program built by
+``hipkit cc`` writes its own trace: on the CPU libhipkit_cpu does, on NVIDIA
+the CUPTI library hipkit builds and names in CUDA_INJECTION64_PATH (where an
+NVIDIA GPU and nvcc are present).  Every traced process writes its own files
+(``%pid%`` in the names); with several processes and no ``%pid%``, one
+timeline holds them all.  The records are spooled to a temporary directory in
+chunks, flushed at the program's exit (after an uncaught exception, a fatal
+signal and SIGTERM, too), then written as rocprofv3's files.  The exit status
+is the program's (128 + N when it died of signal N).
 
     hipkit prof --kernel-trace --stats -d out -o run -- python script.py ARGS
+    hipkit prof --sys-trace --stats -- ./vector_add
 """
 
 from __future__ import annotations
@@ -23,8 +27,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .._errors import CompileError
 from ..profiler._tracer import Domains
+
+if TYPE_CHECKING:
+    from ..profiler.trace import Trace
 
 # rocprofv3's tracing options: option -> the domain it records.
 _DOMAIN_OPTIONS = {
@@ -40,9 +49,10 @@ _FORMATS = ("csv", "json", "pftrace")
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "prof",
-        help="profile a Python program (rocprofv3's options and files)",
-        description="Run COMMAND (python script.py ... or a script path) traced from its start and write "
-        "rocprofv3's trace files. With no tracing option, everything is traced (--sys-trace).",
+        help="profile a program: Python, or C++ built by hipkit cc (rocprofv3's options and files)",
+        description="Run COMMAND (python script.py ..., a script path, or a program built by hipkit cc) "
+        "traced from its start and write rocprofv3's trace files. With no tracing option, everything is "
+        "traced (--sys-trace).",
     )
     trace = p.add_argument_group("tracing")
     trace.add_argument("--kernel-trace", action="store_true", help="kernel dispatches (kernel_trace.csv)")
@@ -51,7 +61,9 @@ def add_parser(commands) -> None:
         "--memory-copy-trace", action="store_true", help="memory copies and memsets (memory_copy_trace.csv)"
     )
     trace.add_argument(
-        "--marker-trace", action="store_true", help="hipkit.mark/hipkit.range (marker_api_trace.csv)"
+        "--marker-trace",
+        action="store_true",
+        help="hipkit.mark/hipkit.range, roctx marks and ranges (marker_api_trace.csv)",
     )
     trace.add_argument(
         "--memory-allocation-trace",
@@ -64,6 +76,13 @@ def add_parser(commands) -> None:
     )
     trace.add_argument(
         "--kernel-exclude-regex", metavar="REGEX", help="do not trace kernels whose name matches"
+    )
+    names = p.add_argument_group("kernel names (demangled by default)")
+    names.add_argument(
+        "-M", "--mangled-kernels", action="store_true", help="show kernel names as compiled (mangled)"
+    )
+    names.add_argument(
+        "-T", "--truncate-kernels", action="store_true", help="show the bare function name of each kernel"
     )
     out = p.add_argument_group("output")
     out.add_argument("--stats", action="store_true", help="also write each domain's *_stats.csv")
@@ -87,7 +106,8 @@ def add_parser(commands) -> None:
         default=["csv"],
         choices=_FORMATS,
         metavar="FORMAT",
-        help="csv (rocprofv3's CSV files), json (Chrome trace-event JSON for Perfetto: NAME_trace.json)",
+        help="csv (rocprofv3's CSV files), json (Chrome trace-event JSON: NAME_trace.json), pftrace "
+        "(Perfetto's format: NAME_results.pftrace); several at once: -f csv json pftrace",
     )
     p.add_argument("program", nargs=argparse.REMAINDER, metavar="-- COMMAND ...", help="the program to run")
 
@@ -97,11 +117,11 @@ def _usage(args) -> str:
         Domains(include=args.kernel_include_regex, exclude=args.kernel_exclude_regex)
     except ValueError as exc:
         return str(exc)
-    if "pftrace" in args.output_format:
-        return "--output-format pftrace is not supported yet; use json (it opens in Perfetto too)"
+    if args.mangled_kernels and args.truncate_kernels:
+        return "-M (--mangled-kernels) and -T (--truncate-kernels): choose one"
     command = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not command:
-        return "no command given: hipkit prof [options] -- python script.py ..."
+        return "no command given: hipkit prof [options] -- python script.py ... (or -- ./program ...)"
     return ""
 
 
@@ -128,23 +148,41 @@ def run(args) -> int:
     chosen = {option for option in _DOMAIN_OPTIONS if getattr(args, option)}
     if args.sys_trace or not chosen:
         chosen = set(_DOMAIN_OPTIONS)
-    options = {domain: option in chosen for option, domain in _DOMAIN_OPTIONS.items()}
+    options: dict[str, Any] = {domain: option in chosen for option, domain in _DOMAIN_OPTIONS.items()}
     options["include"] = args.kernel_include_regex
     options["exclude"] = args.kernel_exclude_regex
     spool_dir = Path(tempfile.mkdtemp(prefix="hipkit-prof-"))
     try:
         (spool_dir / "options.json").write_text(json.dumps(options))
         status = _run_child(_command(args.program), spool_dir)
+        traces = _traces(spool_dir, Domains(**options), _kernel_names(args))
         _write_outputs(
-            args, spool_dir, {domain for option, domain in _DOMAIN_OPTIONS.items() if option in chosen}
+            args, traces, {domain for option, domain in _DOMAIN_OPTIONS.items() if option in chosen}
         )
     finally:
         shutil.rmtree(spool_dir, ignore_errors=True)
     return status
 
 
+def _nvidia_environment() -> dict[str, str]:
+    """CUPTI's injection for NVIDIA programs, where an NVIDIA GPU and nvcc are
+    present (built on first use); nothing, with a warning, where it cannot be had."""
+    from ..cc.nvidia import NvidiaToolchain
+
+    if not NvidiaToolchain.device_present() or NvidiaToolchain.missing():
+        return {}
+    from ..profiler import _cupti
+
+    try:
+        return _cupti.environment()
+    except (_cupti.CuptiUnavailable, CompileError) as exc:
+        log = f"\n{exc.log}" if isinstance(exc, CompileError) and exc.log else ""
+        print(f"hipkit prof: NVIDIA programs will not be traced: {exc}{log}", file=sys.stderr)
+        return {}
+
+
 def _run_child(command: list[str], spool_dir: Path) -> int:
-    env = dict(os.environ, HIPKIT_PROF_DIR=str(spool_dir))
+    env = dict(os.environ, HIPKIT_PROF_DIR=str(spool_dir), **_nvidia_environment())
     try:
         child = subprocess.Popen(command, env=env)
     except OSError as exc:
@@ -163,26 +201,63 @@ def _run_child(command: list[str], spool_dir: Path) -> int:
     return 128 - code if code < 0 else code
 
 
-def _write_outputs(args, spool_dir: Path, domains: set[str]) -> None:
-    from ..profiler import from_file
+def _kernel_names(args) -> str:
+    return "truncated" if args.truncate_kernels else "mangled" if args.mangled_kernels else "demangled"
 
-    spools = sorted(spool_dir.glob("*.spool"), key=lambda p: p.stat().st_mtime)
-    if not spools:
+
+def _traces(spool_dir: Path, domains: Domains, kernel_names: str) -> list[tuple[int, Trace]]:
+    """Each traced process's pid and trace, in the order they were last written:
+    Python's spools as they are, C++'s native files moved into spools first."""
+    from ..profiler import _native, from_file
+    from ..profiler._spool import Spool
+
+    files = [*spool_dir.glob("*.spool"), *spool_dir.glob(f"*{_native.SUFFIX}")]
+    traces = []
+    for path in sorted(files, key=lambda p: p.stat().st_mtime):
+        if path.name.endswith(_native.SUFFIX):
+            pid = int(path.name[: -len(_native.SUFFIX)])
+            spool = Spool(spool_dir / "native" / f"{pid}.spool")
+            try:
+                _native.convert(path, spool, domains)
+            except _native.NativeTraceError as exc:
+                print(f"hipkit prof: pid {pid}: its trace cannot be read: {exc}", file=sys.stderr)
+                continue
+            path = spool_dir / "native" / f"{pid}.spool"
+        else:
+            pid = int(path.stem)
+        traces.append((pid, from_file(path, kernel_names)))
+    return traces
+
+
+def _write_outputs(args, traces: list[tuple[int, Trace]], domains: set[str]) -> None:
+    from ..profiler import _export
+
+    if not traces:
         print("hipkit prof: the program did not use hipkit: nothing traced", file=sys.stderr)
         return
-    for spool in spools:
-        pid = int(spool.stem)
-        trace = from_file(spool)
+    named_by_pid = "%pid%" in args.output_file or "%pid%" in args.output_directory
+    # Several processes and one name: one timeline for them all, each process its own tracks.
+    one_timeline = len(traces) > 1 and not named_by_pid and "json" in args.output_format
+    for pid, trace in traces:
         directory = Path(_expand(args.output_directory, pid))
         name = _expand(args.output_file, pid)
-        if len(spools) > 1 and "%pid%" not in args.output_file:
+        if len(traces) > 1 and "%pid%" not in args.output_file:
             name = f"{name}_{pid}"  # several processes: one set of files each
         written = []
         if "csv" in args.output_format:
             written += trace.save_csv(directory, name, stats=args.stats, domains=domains)
-        if "json" in args.output_format:
+        if "json" in args.output_format and not one_timeline:
             written.append(trace.save(directory / f"{name}_trace.json"))
+        if "pftrace" in args.output_format:
+            written.append(trace.save(directory / f"{name}_results.pftrace"))
         if args.summary:
             print(trace.summary(), file=sys.stderr)
         shown = ", ".join(p.name for p in written) or "no records"
         print(f"hipkit prof: pid {pid}: {shown} in {directory}", file=sys.stderr)
+    if one_timeline:
+        directory = Path(_expand(args.output_directory, 0))
+        path = directory / f"{_expand(args.output_file, 0)}_trace.json"
+        _export.write_chrome_trace([trace for _, trace in traces], path)
+        print(
+            f"hipkit prof: the {len(traces)} processes' timeline: {path.name} in {directory}", file=sys.stderr
+        )

@@ -108,6 +108,7 @@ struct deduced_launch {
   launch_config config;
   template <class... A>
   void operator()(A... args) const {
+    __HK_API_CALL_NAMED("hipLaunchKernel");
     using kernel = called_kernel<Call, A...>;
     const hk_kernel_desc* desc = nullptr;
     int code = hkrt_program_function(reinterpret_cast<const void*>(&kernel::entry), &kernel::desc,
@@ -131,6 +132,7 @@ struct bound_launch {
     deduced_launch<Call>{call, config}(args...);
   }
   void operator()(P... args) const {
+    __HK_API_CALL_NAMED("hipLaunchKernel");
     const hk_kernel_desc* desc = nullptr;
     if (function_of(kernel, &desc, config.name) != hipSuccess) return;
     auto function = kernel;
@@ -249,6 +251,7 @@ inline hipError_t potential_block_size(int* grid_size, int* block_size,
 
 inline hipError_t hipLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args,
                                   size_t shared = 0, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::launch_args(desc, grid, block, shared, stream, args);
@@ -257,6 +260,7 @@ inline hipError_t hipLaunchKernel(const void* kernel, dim3 grid, dim3 block, voi
 template <class... P>
 inline hipError_t hipLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args,
                                   size_t shared = 0, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   if (args == nullptr && sizeof...(P) > 0) return __hk::result(hipErrorInvalidValue);
@@ -272,35 +276,41 @@ inline hipError_t hipLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, v
 // kernel some unit registered, or one launched before).
 
 inline hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* kernel) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::func_get_attributes(attr, desc);
 }
 template <class... P>
 inline hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, void (*kernel)(P...)) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::func_get_attributes(attr, desc);
 }
 
 inline hipError_t hipFuncSetAttribute(const void* kernel, hipFuncAttribute attribute, int value) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::func_set_attribute(desc, attribute, value);
 }
 template <class... P>
 inline hipError_t hipFuncSetAttribute(void (*kernel)(P...), hipFuncAttribute attribute, int value) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::func_set_attribute(desc, attribute, value);
 }
 
 inline hipError_t hipFuncSetCacheConfig(const void* kernel, hipFuncCache_t) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   return __hk::function_of(kernel, &desc);
 }
 template <class... P>
 inline hipError_t hipFuncSetCacheConfig(void (*kernel)(P...), hipFuncCache_t) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   return __hk::function_of(kernel, &desc);
 }
@@ -308,6 +318,7 @@ inline hipError_t hipFuncSetCacheConfig(void (*kernel)(P...), hipFuncCache_t) {
 inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* kernel,
                                                                int block_size,
                                                                size_t dynamic_shared) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::active_blocks(blocks, desc, block_size, dynamic_shared);
@@ -316,6 +327,7 @@ template <class... P>
 inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void (*kernel)(P...),
                                                                int block_size,
                                                                size_t dynamic_shared) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::active_blocks(blocks, desc, block_size, dynamic_shared);
@@ -325,6 +337,7 @@ inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blo
                                                                         int block_size,
                                                                         size_t dynamic_shared,
                                                                         unsigned int flags) {
+  __HK_API_CALL();
   if (flags != 0) return __hk::result(hipErrorInvalidValue);
   return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, block_size, dynamic_shared);
 }
@@ -332,6 +345,7 @@ inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blo
 inline hipError_t hipOccupancyMaxPotentialBlockSize(int* grid_size, int* block_size,
                                                     const void* kernel, size_t dynamic_shared = 0,
                                                     int block_size_limit = 0) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::potential_block_size(grid_size, block_size, desc, dynamic_shared, block_size_limit);
@@ -340,6 +354,7 @@ template <class... P>
 inline hipError_t hipOccupancyMaxPotentialBlockSize(int* grid_size, int* block_size,
                                                     void (*kernel)(P...), size_t dynamic_shared = 0,
                                                     int block_size_limit = 0) {
+  __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
   return __hk::potential_block_size(grid_size, block_size, desc, dynamic_shared, block_size_limit);

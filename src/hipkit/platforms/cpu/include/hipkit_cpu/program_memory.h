@@ -53,60 +53,87 @@ inline hipError_t set_2d(void* dst, size_t pitch, int value, size_t width, size_
 
 // ---- Memory --------------------------------------------------------------------
 
-inline hipError_t hipMalloc(void** ptr, size_t size) { return __hk::result(hkrt_malloc(ptr, size)); }
-inline hipError_t hipFree(void* ptr) { return __hk::result(hkrt_free(ptr)); }
+inline hipError_t hipMalloc(void** ptr, size_t size) {
+  __HK_API_CALL();
+  return __hk_api_call.allocated(__hk::result(hkrt_malloc(ptr, size)), ptr, size, false);
+}
+inline hipError_t hipFree(void* ptr) {
+  __HK_API_CALL();
+  return __hk_api_call.freed(__hk::result(hkrt_free(ptr)), ptr, false);
+}
 inline hipError_t hipMallocManaged(void** ptr, size_t size,
                                    unsigned int flags = hipMemAttachGlobal) {
+  __HK_API_CALL();
   if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
     return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_malloc(ptr, size));
+  return __hk_api_call.allocated(__hk::result(hkrt_malloc(ptr, size)), ptr, size, false);
 }
 inline hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
+  __HK_API_CALL();
   (void)flags;  // every kind of host memory is the same on the CPU
-  return __hk::result(hkrt_host_malloc(ptr, size));
+  return __hk_api_call.allocated(__hk::result(hkrt_host_malloc(ptr, size)), ptr, size, true);
 }
-inline hipError_t hipMallocHost(void** ptr, size_t size) { return hipHostMalloc(ptr, size, 0); }
+inline hipError_t hipMallocHost(void** ptr, size_t size) {
+  __HK_API_CALL();
+  return hipHostMalloc(ptr, size, 0);
+}
 inline hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
+  __HK_API_CALL();
   return hipHostMalloc(ptr, size, flags);
 }
-inline hipError_t hipHostFree(void* ptr) { return __hk::result(hkrt_host_free(ptr)); }
-inline hipError_t hipFreeHost(void* ptr) { return hipHostFree(ptr); }
+inline hipError_t hipHostFree(void* ptr) {
+  __HK_API_CALL();
+  return __hk_api_call.freed(__hk::result(hkrt_host_free(ptr)), ptr, true);
+}
+inline hipError_t hipFreeHost(void* ptr) {
+  __HK_API_CALL();
+  return hipHostFree(ptr);
+}
 
 template <class T>
 inline hipError_t hipMalloc(T** ptr, size_t size) {
+  __HK_API_CALL();
   return hipMalloc(reinterpret_cast<void**>(ptr), size);
 }
 template <class T>
 inline hipError_t hipMallocManaged(T** ptr, size_t size, unsigned int flags = hipMemAttachGlobal) {
+  __HK_API_CALL();
   return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
 }
 template <class T>
 inline hipError_t hipHostMalloc(T** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
+  __HK_API_CALL();
   return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
 }
 template <class T>
 inline hipError_t hipMallocHost(T** ptr, size_t size) {
+  __HK_API_CALL();
   return hipHostMalloc(reinterpret_cast<void**>(ptr), size, 0);
 }
 template <class T>
 inline hipError_t hipHostAlloc(T** ptr, size_t size, unsigned int flags) {
+  __HK_API_CALL();
   return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
 }
 
 inline hipError_t hipHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
+  __HK_API_CALL();
   if (device_ptr == nullptr || host_ptr == nullptr || flags != 0)
     return __hk::result(hipErrorInvalidValue);
   *device_ptr = host_ptr;  // one address space
   return hipSuccess;
 }
 inline hipError_t hipHostRegister(void* ptr, size_t size, unsigned int) {
+  __HK_API_CALL();
   return ptr == nullptr || size == 0 ? __hk::result(hipErrorInvalidValue) : hipSuccess;
 }
 inline hipError_t hipHostUnregister(void* ptr) {
+  __HK_API_CALL();
   return ptr == nullptr ? __hk::result(hipErrorInvalidValue) : hipSuccess;
 }
 
 inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
+  __HK_API_CALL();
   if (attributes == nullptr || ptr == nullptr) return __hk::result(hipErrorInvalidValue);
   if (int code = hkrt_init(0, 0)) return __hk::result(code);
   memset(attributes, 0, sizeof(*attributes));
@@ -118,93 +145,116 @@ inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, con
 }
 
 inline hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  __HK_API_CALL();
   return __hk::result(hkrt_mem_get_info(free_bytes, total_bytes));
 }
 
 typedef void* hipDeviceptr_t;
 
 inline hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, hipMemcpyKind kind) {
+  __HK_API_CALL();
   return __hk::copy(dst, src, bytes, kind, nullptr, 0);
 }
 inline hipError_t hipMemcpyAsync(void* dst, const void* src, size_t bytes, hipMemcpyKind kind,
                                  hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::copy(dst, src, bytes, kind, stream, 1);
 }
 inline hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void* src, size_t bytes) {
+  __HK_API_CALL();
   return hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice);
 }
 inline hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t bytes) {
+  __HK_API_CALL();
   return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost);
 }
 inline hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes) {
+  __HK_API_CALL();
   return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice);
 }
 inline hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void* src, size_t bytes,
                                      hipStream_t stream) {
+  __HK_API_CALL();
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyHostToDevice, stream);
 }
 inline hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t bytes,
                                      hipStream_t stream) {
+  __HK_API_CALL();
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToHost, stream);
 }
 inline hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t bytes,
                                      hipStream_t stream) {
+  __HK_API_CALL();
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
 }
 inline hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, hipMemcpyKind kind) {
+  __HK_API_CALL();
   return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, 0);
 }
 inline hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                                    size_t width, size_t height, hipMemcpyKind kind,
                                    hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
 }
 inline hipError_t hipMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
                                 size_t bytes) {
+  __HK_API_CALL();
   if (hipError_t code = __hk::check_device(dst_device)) return code;
   if (hipError_t code = __hk::check_device(src_device)) return code;
   return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice);
 }
 inline hipError_t hipMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
                                      size_t bytes, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   if (hipError_t code = __hk::check_device(dst_device)) return code;
   if (hipError_t code = __hk::check_device(src_device)) return code;
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
 }
 
 inline hipError_t hipMemset(void* dst, int value, size_t bytes) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, nullptr, 0));
 }
 inline hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, stream, 1));
 }
 inline hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, value, count, 1, nullptr, 0));
 }
 inline hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, value, count, 2, nullptr, 0));
 }
 inline hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, nullptr, 0));
 }
 inline hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
                                    hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, value, count, 1, stream, 1));
 }
 inline hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
                                     hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, value, count, 2, stream, 1));
 }
 inline hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
                                     hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, stream, 1));
 }
 inline hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
+  __HK_API_CALL();
   return __hk::set_2d(dst, pitch, value, width, height, nullptr, 0);
 }
 inline hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width,
                                    size_t height, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::set_2d(dst, pitch, value, width, height, stream, 1);
 }
 
@@ -215,6 +265,7 @@ inline hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t wi
 #define HIP_SYMBOL(X) X
 
 inline hipError_t hipGetSymbolAddress(void** address, const void* symbol) {
+  __HK_API_CALL();
   if (address == nullptr) return __hk::result(hipErrorInvalidValue);
   char* at = nullptr;
   if (hipError_t code = __hk::registered_symbol(symbol, 0, 0, 0, &at)) return code;
@@ -222,11 +273,13 @@ inline hipError_t hipGetSymbolAddress(void** address, const void* symbol) {
   return hipSuccess;
 }
 inline hipError_t hipGetSymbolSize(size_t* size, const void* symbol) {
+  __HK_API_CALL();
   if (size == nullptr) return __hk::result(hipErrorInvalidValue);
   return __hk::result(hkrt_program_global(symbol, size));
 }
 inline hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t bytes,
                                     size_t offset = 0, hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  __HK_API_CALL();
   char* dst = nullptr;
   if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &dst)) return code;
   return __hk::copy(dst, src, bytes, kind, nullptr, 0);
@@ -234,6 +287,7 @@ inline hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t 
 inline hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes,
                                          size_t offset, hipMemcpyKind kind,
                                          hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   char* dst = nullptr;
   if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &dst)) return code;
   return __hk::copy(dst, src, bytes, kind, stream, 1);
@@ -241,6 +295,7 @@ inline hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, si
 inline hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes,
                                       size_t offset = 0,
                                       hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  __HK_API_CALL();
   char* src = nullptr;
   if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &src)) return code;
   return __hk::copy(dst, src, bytes, kind, nullptr, 0);
@@ -248,6 +303,7 @@ inline hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t byte
 inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes,
                                            size_t offset, hipMemcpyKind kind,
                                            hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   char* src = nullptr;
   if (hipError_t code = __hk::registered_symbol(symbol, 0, offset, bytes, &src)) return code;
   return __hk::copy(dst, src, bytes, kind, stream, 1);
@@ -255,12 +311,14 @@ inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t
 
 template <class T>
 inline hipError_t hipGetSymbolAddress(void** address, const T& symbol) {
+  __HK_API_CALL();
   if (address == nullptr) return __hk::result(hipErrorInvalidValue);
   *address = const_cast<void*>(static_cast<const void*>(&symbol));
   return hipSuccess;
 }
 template <class T>
 inline hipError_t hipGetSymbolSize(size_t* size, const T&) {
+  __HK_API_CALL();
   if (size == nullptr) return __hk::result(hipErrorInvalidValue);
   *size = sizeof(T);
   return hipSuccess;
@@ -268,6 +326,7 @@ inline hipError_t hipGetSymbolSize(size_t* size, const T&) {
 template <class T>
 inline hipError_t hipMemcpyToSymbol(const T& symbol, const void* src, size_t bytes,
                                     size_t offset = 0, hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  __HK_API_CALL();
   char* dst = nullptr;
   if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &dst)) return code;
   return __hk::copy(dst, src, bytes, kind, nullptr, 0);
@@ -276,6 +335,7 @@ template <class T>
 inline hipError_t hipMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes,
                                          size_t offset, hipMemcpyKind kind,
                                          hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   char* dst = nullptr;
   if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &dst)) return code;
   return __hk::copy(dst, src, bytes, kind, stream, 1);
@@ -283,6 +343,7 @@ inline hipError_t hipMemcpyToSymbolAsync(const T& symbol, const void* src, size_
 template <class T>
 inline hipError_t hipMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                       hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  __HK_API_CALL();
   char* src = nullptr;
   if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &src)) return code;
   return __hk::copy(dst, src, bytes, kind, nullptr, 0);
@@ -290,6 +351,7 @@ inline hipError_t hipMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, 
 template <class T>
 inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset,
                                            hipMemcpyKind kind, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   char* src = nullptr;
   if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &src)) return code;
   return __hk::copy(dst, src, bytes, kind, stream, 1);
