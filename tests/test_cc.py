@@ -684,14 +684,3 @@ def test_version_lists_every_toolchain():
     for tool in ("nvcc", "hipcc", "amdclang++"):
         (line,) = [line for line in lines if line.strip().startswith(tool + ":")]
         assert line.endswith("not found") or "[" in line
-
-
-def test_hiprtc_in_a_program_is_a_clear_error(tmp_path):
-    """hiprtc is not in CPU programs yet: hipkit's own header says so, rather than a
-    system ROCm's hip/hiprtc.h failing with an error about platform macros."""
-    source = "#include <hip/hip_runtime.h>\n#include <hip/hiprtc.h>\nint main() { return 0; }\n"
-    write(tmp_path, "rtc.hip", source)
-    done = hipkit_command("cc", "-o", "rtc", "rtc.hip", cwd=tmp_path)
-    assert done.returncode == 1
-    assert "hiprtc is not available to programs built for the CPU" in done.stderr
-    assert not (tmp_path / "rtc").exists()

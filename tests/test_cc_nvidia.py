@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gpu_helpers import DIALECT
 from test_cc import FEATURES, REPO, build, hipkit_command, write
-from test_nvidia_compile import DIALECT
 
 import hipkit
 import hipkit.cc
 from hipkit import cli, platforms
 from hipkit._errors import error_name, error_string, hipError_t
 from hipkit.cc import toolchains
-from hipkit.cc.nvidia import PROGRAM_INCLUDE_DIR, NvidiaToolchain
+from hipkit.cc.nvidia import PROGRAM_INCLUDE_DIR, NvidiaToolchain, find_nvrtc
 from hipkit.hipify import table
 from hipkit.platforms.nvidia import hip_code
 
@@ -170,8 +170,9 @@ int main() {
   printf("null stream|%d\n", int(hipStreamDefault == 0));
   for (int code = 0; code <= 1100; ++code) {
     hipError_t e = static_cast<hipError_t>(code);
-    printf("code %d|%s|%s|%d\n", code, hipGetErrorName(e), hipGetErrorString(e),
-           int(hipCUDAErrorTohipError(static_cast<cudaError_t>(code))));
+    printf("code %d|%s|%s|%d|%d\n", code, hipGetErrorName(e), hipGetErrorString(e),
+           int(hipCUDAErrorTohipError(static_cast<cudaError_t>(code))),
+           int(hipCUResultTohipError(static_cast<CUresult>(code))));
   }
   int count = -1;
   hipError_t e = hipGetDeviceCount(&count);
@@ -187,7 +188,8 @@ int main() {
 def test_host_code_and_error_functions(tmp_path):
     """Host code gets HIP's vector types (make_float4 too), the C library's types
     and assert; hipGetErrorName/String say what hipkit._errors says for every
-    code, and hipCUDAErrorTohipError maps every CUDA code as the NVIDIA platform's
+    code, and hipCUDAErrorTohipError (and hipCUResultTohipError, the driver's, for
+    the module API) maps every CUDA code as the NVIDIA platform's
     table does (CUDA's cudaErrorMisalignedAddress 716 is hipErrorLaunchFailure
     719, cudaErrorNotPermitted 800 is hipErrorNotSupported 801 ...).  Runs without
     a GPU: the calls that need one fail with HIP's code for why."""
@@ -201,9 +203,9 @@ def test_host_code_and_error_functions(tmp_path):
     assert named["fast types"] == ["8,8"] and named["warpSize"] == ["32"] and named["null stream"] == ["1"]
     codes = {int(row[0][5:]): row[1:] for row in rows if row[0].startswith("code ")}
     assert sorted(codes) == list(range(1101))
-    for code, (name, text, converted) in codes.items():
+    for code, (name, text, converted, driver) in codes.items():
         assert (name, text) == (error_name(code), error_string(code)), code
-        assert int(converted) == hip_code(code), code
+        assert int(converted) == int(driver) == hip_code(code), code
     assert int(codes[716][2]) == hipError_t.hipErrorLaunchFailure
     assert int(codes[800][2]) == hipError_t.hipErrorNotSupported
     status, text = named["count"]
@@ -314,6 +316,8 @@ def test_version_lists_nvcc():
     (nvcc,) = [line for line in lines if line.strip().startswith("nvcc:")]
     assert "release" in nvcc and "[" in nvcc
     assert any(line.startswith("Platform nvidia: ready") for line in lines)
+    (nvrtc,) = [line for line in lines if line.strip().startswith("NVRTC (hiprtc in programs):")]
+    assert "[" in nvrtc if find_nvrtc() else nvrtc.endswith("or a CUDA toolkit with it)")
 
 
 def test_missing_nvcc_is_reported(monkeypatch, tmp_path, capsys):

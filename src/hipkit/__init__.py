@@ -17,9 +17,14 @@ array([2., 2., 2.], dtype=float32)
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from . import config as _config
+
+# typing is not imported either (a good part of hipkit run's start); type
+# checkers take this for typing.TYPE_CHECKING.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The public names and the modules that define them, imported on first use:
 # `hipkit cc`, `hipkit run` and `hipkit hipify` start without NumPy or a platform.

@@ -5,18 +5,25 @@ contents (source, options, compiler version, target).  It is built in a
 private temporary directory beside it and renamed into place, so a reader
 never sees a partial entry; when several processes build the same entry at
 once, the first rename wins and the others discard their copy.
+
+Files that are replaced rather than built once (``hipkit run``'s manifests,
+:mod:`hipkit.cc.direct`) are written beside their destination and renamed
+over it (:func:`write_file`): a reader sees the old file or the new one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from . import config
+
+# hipkit run's cached path reads manifests with this module: no pathlib,
+# typing or tempfile until an entry is built (a good part of its time).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
@@ -29,6 +36,24 @@ def digest(parts: Iterable[str | bytes]) -> str:
     return h.hexdigest()[:32]
 
 
+def host_cpu() -> str:
+    """The host CPU as cache keys know it, its model and feature flags (the first
+    processor's lines of /proc/cpuinfo): code built with ``-march=native`` runs
+    only on a CPU like it, and a cache may be shared between machines.  Read up
+    to the flags only: on a machine of many cores the whole file is long."""
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags", "Features")):
+                    cpu += line.rstrip("\n")
+                    if line.startswith(("flags", "Features")):
+                        break
+    except OSError:
+        pass
+    return cpu
+
+
 def entry(kind: str, key: str, build: Callable[[Path], None]) -> Path:
     """Return the cache directory ``<cache>/<kind>/<key>``, building it if missing.
 
@@ -38,6 +63,10 @@ def entry(kind: str, key: str, build: Callable[[Path], None]) -> Path:
     final = config.cache_dir() / kind / key
     if final.is_dir():
         return final
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
     try:
@@ -51,3 +80,21 @@ def entry(kind: str, key: str, build: Callable[[Path], None]) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write ``path`` whole or not at all: into a new file beside it, renamed over it.
+    Of several processes writing it at once, the last rename wins; each leaves a
+    whole file.  Raises OSError (nothing is left behind then)."""
+    import tempfile
+
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

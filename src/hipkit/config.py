@@ -13,26 +13,31 @@ Example
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Generic, TypeVar
 
-T = TypeVar("T")
+# Every hipkit command imports this module: it imports no more than os, so
+# that hipkit run of a cached program starts at once (no dataclasses, typing
+# or pathlib, a good part of its time).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
 
-__all__ = ["Variable", "VARIABLES", "get", "cache_dir"]
+__all__ = ["Variable", "VARIABLES", "get", "cache_dir", "cache_path"]
 
 
-@dataclass(frozen=True)
-class Variable(Generic[T]):
+class Variable:
     """One environment variable: its name, parser, default and documentation."""
 
-    name: str
-    parse: Callable[[str], T]
-    default: T
-    doc: str
+    __slots__ = ("name", "parse", "default", "doc")
 
-    def read(self) -> T:
+    def __init__(self, name: str, parse: Callable[[str], Any], default: Any, doc: str) -> None:
+        self.name = name
+        self.parse = parse
+        self.default = default
+        self.doc = doc
+
+    def read(self) -> Any:
         raw = os.environ.get(self.name)
         if raw is None or raw.strip() == "":
             return self.default
@@ -103,6 +108,19 @@ VARIABLES: dict[str, Variable] = {
             "NVIDIA GPUs the CUDA driver shows (indices or UUIDs); HIP_VISIBLE_DEVICES picks among them.",
         ),
         Variable(
+            "ROCR_VISIBLE_DEVICES",
+            str,
+            "",
+            "AMD GPUs ROCm's runtime shows, before HIP_VISIBLE_DEVICES; on the CPU, as the other two.",
+        ),
+        Variable(
+            "HIPKIT_AMD_LIBRARY",
+            str,
+            "",
+            "ROCm's HIP runtime for the amd platform (a path, or a name for the dynamic loader); "
+            "default: $ROCM_PATH/lib or /opt/rocm/lib, then the system's libamdhip64.",
+        ),
+        Variable(
             "HIPKIT_CACHE_DIR",
             str,
             "",
@@ -135,6 +153,13 @@ VARIABLES: dict[str, Variable] = {
             "The C++ compiler the CPU platform uses.",
         ),
         Variable(
+            "HIPKIT_RTC_PYTHON",
+            str,
+            "",
+            "Read by programs built by `hipkit cc` for the CPU: the Python (with hipkit installed) "
+            "that their hiprtc runs hipkit's compiler with; default: the one that built the program.",
+        ),
+        Variable(
             "HIP_LAUNCH_BLOCKING",
             _flag,
             False,
@@ -164,8 +189,15 @@ def get(name: str):
 
 def cache_dir() -> Path:
     """The directory of hipkit's on-disk caches (created on demand)."""
+    from pathlib import Path
+
+    return Path(cache_path())
+
+
+def cache_path() -> str:
+    """:func:`cache_dir` as a string (what hipkit run's cached path needs)."""
     configured = get("HIPKIT_CACHE_DIR")
     if configured:
-        return Path(configured).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    return Path(base) / "hipkit"
+        return os.path.expanduser(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "hipkit")

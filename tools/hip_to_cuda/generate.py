@@ -19,14 +19,28 @@ are data, generated here and checked in:
     own table (``hipkit.platforms.nvidia.hip_code``): CUDA's number where HIP has the same
     one, else HIP's code for the same failure, else ``hipErrorUnknown``.
 
-What the table cannot say is written by hand in ``hipkit_nvidia_program/host.h`` and left
-out here (:data:`HAND_WRITTEN`): ``hipDeviceProp_t`` (HIP's fields, ``gcnArchName``), the
-error functions, and functions whose HIP arguments differ from CUDA's (hipify's
-``arguments.tsv`` adds, moves or removes arguments for them).
+``module_names.h``
+    HIP's module API as the CUDA driver's (``hipModuleLoadData`` -> ``cuModuleLoadData``,
+    ``hipModuleLaunchKernel`` -> ``cuLaunchKernel``, ``hipModule_t`` -> ``CUmodule``, the
+    ``HIP_FUNC_ATTRIBUTE_*`` and ``HIP_LAUNCH_PARAM_*`` values): the driver's functions of
+    the table's ``module`` and ``execution`` kinds whose HIP names the runtime's do not
+    already give, and the values of :data:`DRIVER_VALUE_PREFIXES`.  A call goes through
+    ``__hk_driver_call`` (``module.h``), which finds the driver's function through the CUDA
+    runtime and returns HIP's ``hipError_t``.
+``rtc_names.h``
+    hiprtc as NVRTC (``hiprtcCreateProgram`` -> ``nvrtcCreateProgram``, ``hiprtcGetCode`` ->
+    ``nvrtcGetPTX`` as in HIP for NVIDIA); their results are the same numbers.
+
+What the table cannot say is written by hand in ``hipkit_nvidia_program/host.h``,
+``module.h`` and ``rtc.h`` and left out here (:data:`HAND_WRITTEN`): ``hipDeviceProp_t``
+(HIP's fields, ``gcnArchName``), the error functions, functions whose HIP arguments differ
+from CUDA's (hipify's ``arguments.tsv`` adds, moves or removes arguments for them),
+``hiprtcCompileProgram``, which gives kernels hipkit's device headers, and ``hipJitOption``'s
+values (the table maps CUDA's to hiprtc's ``HIPRTC_JIT_*``).
 
 Usage::
 
-    python tools/hip_to_cuda/generate.py            # rewrite both headers
+    python tools/hip_to_cuda/generate.py            # rewrite the headers
     python tools/hip_to_cuda/generate.py --check    # exit status 1 if they are stale
 """
 
@@ -56,7 +70,13 @@ HAND_WRITTEN = {
     "hipChooseDevice": "takes a hipDeviceProp_t",
     "hipGetErrorName": "HIP's names (errors.h)",
     "hipGetErrorString": "HIP's words (errors.h)",
+    "hipModuleGetGlobal": "hipDeviceptr_t is a pointer, CUdeviceptr an integer (module.h)",
+    "hiprtcCompileProgram": "adds hipkit's device headers and the device's architecture (rtc.h)",
 }
+# The driver's values module_names.h maps: the types and constants of the module API.
+DRIVER_VALUE_PREFIXES = ("hipModule", "hipFunction", "HIP_FUNC_ATTRIBUTE_", "HIP_LAUNCH_PARAM_", "hipJit")
+# The driver's functions module_names.h maps, by the table's kind.
+DRIVER_FUNCTION_KINDS = frozenset({"module", "execution"})
 
 
 def _common_suffix(a: str, b: str) -> int:
@@ -66,44 +86,77 @@ def _common_suffix(a: str, b: str) -> int:
     return n
 
 
-def mapping() -> tuple[dict[str, str], dict[str, str]]:
-    """HIP name -> CUDA name for values (types, enumerators, flags) and for functions.
+def _choose(
+    entries: list[names.Entry], skip: frozenset[str] | set[str] = frozenset()
+) -> tuple[dict[str, str], dict[str, str]]:
+    """HIP name -> CUDA name for values (types, enumerators, flags) and for functions,
+    from table rows of usable HIP names (not hand-written, not in ``skip``).
 
     Where several CUDA names have one HIP name, the CUDA name that shares the longest
     ending with it is taken (cudaDeviceSynchronize, not cudaThreadSynchronize, for
     hipDeviceSynchronize); a tie means HIP merged names CUDA keeps apart
     (hipDeviceAttributeMaxTexture2DLayered), and the HIP name is left out."""
     candidates: dict[str, list[names.Entry]] = defaultdict(list)
-    changed_arguments = {
-        function
-        for (function, roc, miopen), rows in arguments.rewrites().items()
-        if not roc and not miopen and any(r.action != "wrap" for r in rows)
-    }
-    for entry in names.table().identifiers.values():
+    for entry in entries:
         if (
-            entry.library != "runtime"
-            or entry.kind.startswith("include")
+            entry.kind.startswith("include")
             or entry.hip_status.partition(":")[0] not in STATUSES
             or not entry.hip.isidentifier()
             or entry.hip == entry.cuda
             or entry.hip in HAND_WRITTEN
-            or entry.hip == "hipError_t"
-            or entry.hip == "hipSuccess"
-            or entry.hip.startswith("hipError")
-            or entry.cuda in changed_arguments
+            or entry.hip in skip
         ):
             continue
         candidates[entry.hip].append(entry)
     values: dict[str, str] = {}
     functions: dict[str, str] = {}
-    for hip, entries in candidates.items():
-        best = max(_common_suffix(hip, e.cuda) for e in entries)
-        chosen = [e for e in entries if _common_suffix(hip, e.cuda) == best]
+    for hip, rows in candidates.items():
+        best = max(_common_suffix(hip, e.cuda) for e in rows)
+        chosen = [e for e in rows if _common_suffix(hip, e.cuda) == best]
         if len(chosen) != 1:
             continue
         (entry,) = chosen
         (values if entry.kind in VALUE_KINDS else functions)[hip] = entry.cuda
     return values, functions
+
+
+def _library(name: str) -> list[names.Entry]:
+    return [e for e in names.table().identifiers.values() if e.library == name]
+
+
+def mapping() -> tuple[dict[str, str], dict[str, str]]:
+    """The runtime's HIP names -> CUDA names, values and functions (names.h); errors
+    are errors.h's and functions with other arguments host.h's."""
+    changed_arguments = {
+        function
+        for (function, roc, miopen), rows in arguments.rewrites().items()
+        if not roc and not miopen and any(r.action != "wrap" for r in rows)
+    }
+    entries = [
+        e
+        for e in _library("runtime")
+        if not (e.hip == "hipError_t" or e.hip == "hipSuccess" or e.hip.startswith("hipError"))
+        and e.cuda not in changed_arguments
+    ]
+    return _choose(entries)
+
+
+def driver_mapping() -> tuple[dict[str, str], dict[str, str]]:
+    """The module API's HIP names -> the CUDA driver's (module_names.h): what the
+    runtime's names do not give already."""
+    runtime = set().union(*mapping())
+    entries = [
+        e
+        for e in _library("driver")
+        if (e.kind in VALUE_KINDS and e.hip.startswith(DRIVER_VALUE_PREFIXES))
+        or (e.kind in DRIVER_FUNCTION_KINDS and not e.hip.startswith("hiprtc"))
+    ]
+    return _choose(entries, runtime)
+
+
+def rtc_mapping() -> tuple[dict[str, str], dict[str, str]]:
+    """hiprtc's names -> NVRTC's (rtc_names.h)."""
+    return _choose(_library("rtc"))
 
 
 def _banner(what: str, source: str) -> list[str]:
@@ -115,12 +168,13 @@ def _banner(what: str, source: str) -> list[str]:
     ]
 
 
+def _source() -> str:
+    return "src/hipkit/hipify/names.tsv (" + names.table().source.split(",")[0] + ")"
+
+
 def render_names() -> str:
     values, functions = mapping()
-    lines = _banner(
-        "HIP's host API names as CUDA's",
-        "src/hipkit/hipify/names.tsv (" + names.table().source.split(",")[0] + ")",
-    )
+    lines = _banner("HIP's host API names as CUDA's", _source())
     lines += [
         "// Types, enumerators and flags: CUDA's, by HIP's names.",
     ]
@@ -133,6 +187,32 @@ def render_names() -> str:
     lines += [
         f"#define {hip}(...) __hk_hip_result({cuda}(__VA_ARGS__))" for hip, cuda in sorted(functions.items())
     ]
+    return "\n".join(lines) + "\n"
+
+
+def render_module_names() -> str:
+    values, functions = driver_mapping()
+    lines = _banner("HIP's module API names as the CUDA driver's", _source())
+    lines += ["// Types and constants: the driver's, by HIP's names."]
+    lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
+    lines += [
+        "",
+        "// Functions: the driver's function, found through the CUDA runtime; the",
+        "// result is HIP's hipError_t (__hk_driver_call, module.h).",
+    ]
+    lines += [
+        f"#define {hip}(...) __hk_driver_call({cuda})(__VA_ARGS__)" for hip, cuda in sorted(functions.items())
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_rtc_names() -> str:
+    values, functions = rtc_mapping()
+    lines = _banner("hiprtc's names as NVRTC's", _source())
+    lines += ["// Types and results: NVRTC's, by HIP's names (the same numbers)."]
+    lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
+    lines += ["", "// Functions: NVRTC's."]
+    lines += [f"#define {hip}(...) {cuda}(__VA_ARGS__)" for hip, cuda in sorted(functions.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -166,19 +246,33 @@ def render_errors() -> str:
     lines += [
         "// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's",
         "// numbering), else HIP's code for the same failure, else hipErrorUnknown.",
-        "inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {",
-        "  switch (static_cast<int>(error)) {",
+        "inline hipError_t __hk_hip_error(int error) {",
+        "  switch (error) {",
     ]
     lines += [f"    case {int(e)}:" for e in codes]
     lines += ["      return static_cast<hipError_t>(error);"]
     lines += [f"    case {cuda}: return {_errors.hipError_t(hip).name};" for cuda, hip in others]
-    lines += ["    default: return hipErrorUnknown;", "  }", "}"]
+    lines += ["    default: return hipErrorUnknown;", "  }", "}", ""]
+    lines += [
+        "// The CUDA runtime's errors and the driver's (the module API's), as HIP's.",
+        "inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {",
+        "  return __hk_hip_error(static_cast<int>(error));",
+        "}",
+        "inline hipError_t hipCUResultTohipError(CUresult error) {",
+        "  return __hk_hip_error(static_cast<int>(error));",
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def outputs() -> dict[Path, str]:
     """Each generated header and its text."""
-    return {OUTPUT / "names.h": render_names(), OUTPUT / "errors.h": render_errors()}
+    return {
+        OUTPUT / "names.h": render_names(),
+        OUTPUT / "errors.h": render_errors(),
+        OUTPUT / "module_names.h": render_module_names(),
+        OUTPUT / "rtc_names.h": render_rtc_names(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,9 +14,41 @@ Example
 [PosixPath('vector_add')]
 """
 
-from .driver import build, cached_program
+from __future__ import annotations
+
+import importlib
+
 from .options import OptionError, Options, parse_args
-from .toolchains import Tool, Toolchain, Unit, default_platform, find_tools, report, select
+
+# The names of the build, imported on first use: hipkit run of a cached
+# program needs only the options and hipkit.cc.direct, not the toolchains
+# (subprocess, threads) behind these.
+_EXPORTS = {
+    "build": ".driver",
+    "cached_program": ".driver",
+    "Tool": ".toolchains",
+    "Toolchain": ".toolchains",
+    "Unit": ".toolchains",
+    "default_platform": ".toolchains",
+    "find_tools": ".toolchains",
+    "report": ".toolchains",
+    "select": ".toolchains",
+}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .driver import build, cached_program
+    from .toolchains import Tool, Toolchain, Unit, default_platform, find_tools, report, select
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "OptionError",

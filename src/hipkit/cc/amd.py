@@ -169,6 +169,10 @@ class AmdToolchain(GpuToolchain):
             flags.append("-O3")
         if "-fgpu-rdc" in options.ignored:
             flags.append("-fgpu-rdc")
+        # ROCm's ROCTx: <roctx.h> as well as <roctracer/roctx.h>, as on the other platforms.
+        roctracer = os.path.join(_rocm(), "include", "roctracer")
+        if os.path.isdir(roctracer):
+            flags += ["-isystem", roctracer]
         return flags + list(options.compile_flags)
 
     def link_flags(self, options: Options) -> list[str]:

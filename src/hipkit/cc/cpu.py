@@ -7,6 +7,14 @@ functions, launches become runtime calls) and compiled to an object.  Objects
 are cached by the hash of the preprocessed text and the flags, so an unchanged
 file (and everything it includes) is not compiled again.
 
+hiprtc in a program runs hipkit's compiler, which is Python: each unit is
+compiled with this interpreter and hipkit's location as macros, so that the
+program finds them at run time (:mod:`hipkit.cc.rtc`).
+
+The preprocessor also lists every file it read (``-MD``): hipkit run's direct
+lookup (:mod:`hipkit.cc.direct`) checks those files instead of preprocessing
+again, and finds the program without running the compiler.
+
 Executables link against the same ``libhipkit_cpu.so`` the Python API loads,
 found at run time through two rpath entries: hipkit's cache directory, where
 the library is built (:func:`hipkit.platforms.cpu._lib.lib_dir`), then
@@ -18,6 +26,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -26,8 +35,19 @@ from typing import TypeVar
 from .. import _cache, config
 from .._errors import CompileError
 from ..platforms.cpu import _lib, compiler
+from . import rtc
 from .options import Options
-from .toolchains import Tool, Toolchain, Unit, link_atomically, version_line, which
+from .toolchains import (
+    ROCTX_LIBRARIES,
+    Tool,
+    Toolchain,
+    Unit,
+    link_atomically,
+    read_dependencies,
+    search_path,
+    version_line,
+    which,
+)
 
 __all__ = ["CpuToolchain"]
 
@@ -38,6 +58,20 @@ class CpuToolchain(Toolchain):
     """hipkit cc's CPU platform (``--platform cpu``)."""
 
     name = "cpu"
+    # The driver and the options (hipkit.cc), the keys (config, _cache, the
+    # version), the transform and the launch parser it uses, the headers and
+    # the runtime's sources.
+    hipkit_parts = (
+        "__init__.py",
+        "config.py",
+        "_cache.py",
+        "lexer.py",
+        "cxxparse.py",
+        "hipify/launch.py",
+        "cc",
+        "platforms/cpu",
+        "platforms/include",
+    )
 
     def __init__(self) -> None:
         self.warp_size: int = config.get("HIPKIT_CPU_WARP_SIZE")
@@ -62,11 +96,16 @@ class CpuToolchain(Toolchain):
     def compile(self, source: str, options: Options) -> Unit:
         if not os.path.isfile(source):
             raise CompileError(f"{source}: no such file")
-        flags = list(options.compile_flags)
+        flags = [*options.compile_flags, *rtc.build_defines()]
         with tempfile.TemporaryDirectory(prefix="hipkit-cc-") as work:
             preprocessed = Path(work) / "unit.ii"
-            compiler.preprocess_program_unit(source, preprocessed, flags, self.warp_size)
+            depfile = Path(work) / "unit.d"
+            compiler.preprocess_program_unit(source, preprocessed, flags, self.warp_size, depfile)
             key = compiler.program_unit_key(preprocessed.read_bytes(), flags, self.warp_size)
+            try:
+                dependencies = read_dependencies(depfile, os.getcwd())
+            except (OSError, ValueError):  # no direct lookup for this program, nothing worse
+                dependencies = ()
 
             def build(tmp: Path) -> None:
                 log = compiler.compile_program_unit(preprocessed, source, tmp, flags, self.warp_size)
@@ -74,14 +113,14 @@ class CpuToolchain(Toolchain):
                 (tmp / "log.txt").write_text(log)
 
             entry = _cache.entry("program-units", key, build)
-        return Unit(source, entry / "unit.o", (entry / "log.txt").read_text())
+        return Unit(source, entry / "unit.o", (entry / "log.txt").read_text(), dependencies)
 
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
         lib_dir = _runtime(_lib.lib_dir)
         command = [
             self.cxx,
             *self.objects(units, options),
-            *options.link_flags,
+            *(flag for flag in options.link_flags if flag not in ROCTX_LIBRARIES),
             f"-L{lib_dir}",
             "-lhipkit_cpu",
             f"-Wl,-rpath,{lib_dir}",
@@ -94,6 +133,35 @@ class CpuToolchain(Toolchain):
         parts += self.link_inputs(units, options)
         parts += options.link_flags
         return _cache.digest(parts)
+
+    def direct_mode(self, options: Options) -> bool:
+        # The unit's preprocessed text is what is compiled: the files it read
+        # are all the sources a program depends on.
+        return True
+
+    def search_dirs(self, options: Options) -> list[str]:
+        flags = [*options.compile_flags, *rtc.build_defines()]
+        command = [self.cxx, "-E", "-v", "-x", "c++", *compiler.program_flags(flags, self.warp_size), *flags]
+        return search_path([*command, os.devnull, "-o", os.devnull])
+
+    def identity_files(self) -> list[str]:
+        # The driver and, for GCC, the compiler proper it runs (clang answers
+        # a bare name: it is one program).
+        driver = which(self.cxx)
+        if driver is None:
+            return []
+        files = [os.path.realpath(driver)]
+        try:
+            done = subprocess.run([driver, "-print-prog-name=cc1plus"], capture_output=True, text=True)
+        except OSError:
+            return files
+        proper = done.stdout.strip()
+        if done.returncode == 0 and os.path.isabs(proper) and os.path.isfile(proper):
+            files.append(os.path.realpath(proper))
+        return files
+
+    def run_time_files(self) -> list[Path]:
+        return [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
 
 
 def _runtime(step: Callable[[], T]) -> T:

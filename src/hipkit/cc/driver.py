@@ -2,7 +2,8 @@
 
 ``hipkit cc`` writes objects (``-c``) or an executable where the command line
 says; ``hipkit run`` keeps the executable in the cache, under the hash of
-everything it is made from (:func:`cached_program`).
+everything it is made from (:func:`cached_program`), and finds it next time
+without a compiler from the manifest written then (:mod:`hipkit.cc.direct`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePath
 
 from .. import _cache
 from .._errors import CompileError
+from . import direct
 from .options import Options
 from .toolchains import Toolchain, Unit, select
 
@@ -93,9 +96,14 @@ def build(options: Options, warn: Warn) -> list[Path]:
 
 
 def cached_program(options: Options, warn: Warn) -> Path:
-    """The executable ``options`` describe, built once and kept in the cache."""
+    """The executable ``options`` describe, built once and kept in the cache: every
+    source preprocessed, compiled unless its object is cached, linked unless the
+    program is.  The manifest written then lets :func:`hipkit.cc.direct.lookup`
+    find the program without a compiler."""
+    started = time.time_ns()
     toolchain = select(options)
     units = _compile_all(toolchain, options, warn)
     key = toolchain.program_key(units, options)
     entry = _cache.entry("programs", key, lambda tmp: toolchain.link(units, options, tmp / "program"))
+    direct.record(options, toolchain, units, entry / "program", started)
     return entry / "program"

@@ -1,12 +1,17 @@
 """What the GPU platforms' toolchains share: a vendor's compiler driver (nvcc,
 hipcc) run once per source and once to link, with cached objects.
 
-A source is first preprocessed (host side, which sees every header the device
-side does), and its object is cached under the hash of that text, the flags and
-the compiler's identity, as the CPU's are: an unchanged file, headers
-included, is not compiled again.  The platform modules say how hipcc's options
-become their compiler's (:meth:`GpuToolchain.compile_flags`,
-:meth:`GpuToolchain.link_flags`).
+A source is first preprocessed (one side of it: nvcc's ``-E`` gives the device
+side, hipcc's ``--cuda-host-only`` the host side), and its object is cached
+under the hash of that text, the flags and the compiler's identity, as the
+CPU's are: an unchanged file, headers included, is not compiled again.  The
+platform modules say how hipcc's options become their compiler's
+(:meth:`GpuToolchain.compile_flags`, :meth:`GpuToolchain.link_flags`).
+
+``hipkit run`` finds these programs by the full path only (no
+:mod:`hipkit.cc.direct` manifest): the preprocessing sees one side of the
+source (nvcc's ``-E`` the device side, hipcc's ``--cuda-host-only`` the host
+side), so the list of files it read would miss those only the other side reads.
 """
 
 from __future__ import annotations

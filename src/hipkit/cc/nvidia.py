@@ -20,6 +20,14 @@ nvcc is found on PATH, else in ``$CUDA_HOME/bin``, ``$CUDA_PATH/bin``,
 ``/usr/local/cuda/bin``, or NVIDIA's pip wheels of one CUDA release in this
 Python (``nvidia-cuda-nvcc``, ``nvidia-cuda-runtime``, ``nvidia-cuda-crt``,
 ``nvidia-nvvm``: ``nvidia/cu13/bin/nvcc``).
+
+hiprtc is NVRTC (``hip/hiprtc.h``): NVRTC is found as the NVIDIA platform's
+cuda-bindings find it (cuda-pathfinder: the ``nvidia-cuda-nvrtc`` wheel, then
+``CUDA_HOME``), else beside nvcc; units are compiled with its header's path and
+hipkit's device headers' as macros (the kernels a program compiles at run time
+get the headers kernels from Python get), and programs link it where it is
+(``--as-needed``: only programs that call it depend on it).  The module API is
+the driver's, found at run time through the CUDA runtime: no ``-lcuda``.
 """
 
 from __future__ import annotations
@@ -31,15 +39,18 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
+from pathlib import Path
 
 from .._errors import CompileError
 from ..platforms.base import PORTABLE_INCLUDE_DIR
 from ..platforms.nvidia.compiler import INCLUDE_DIR, parse_arch
 from .gpu import GpuToolchain
 from .options import OptionError, Options
-from .toolchains import Tool, version_line, which
+from .rtc import string_define
+from .toolchains import ROCTX_LIBRARIES, Tool, version_line, which
 
-__all__ = ["NvidiaToolchain", "find_nvcc", "gpu_present"]
+__all__ = ["Nvrtc", "NvidiaToolchain", "find_nvcc", "find_nvrtc", "gpu_present"]
 
 PROGRAM_INCLUDE_DIR = INCLUDE_DIR / "program"
 # Host-compiler options nvcc takes as they are; the rest go through -Xcompiler.
@@ -64,6 +75,60 @@ def find_nvcc() -> str | None:
     pip wheels in this Python."""
     homes = [os.environ[v] for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
     return which("nvcc", *(os.path.join(h, "bin") for h in homes), "/usr/local/cuda/bin", *_wheel_bins())
+
+
+@dataclass(frozen=True)
+class Nvrtc:
+    """Where NVRTC is: its header and its shared library."""
+
+    header: Path  # nvrtc.h
+    library: Path  # libnvrtc.so or libnvrtc.so.13
+
+    @property
+    def link_flags(self) -> list[str]:
+        """nvcc's flags that link it, for the programs that call it only."""
+        name = self.library.name
+        lib = "-lnvrtc" if name == "libnvrtc.so" else f"-l:{name}"
+        directory = str(self.library.parent)
+        as_needed = f"--push-state,--as-needed,{lib},--pop-state"
+        return [f"-L{directory}", "-Xlinker", as_needed, "-Xlinker", f"-rpath,{directory}"]
+
+
+def _nvrtc_in(root: Path) -> Nvrtc | None:
+    """NVRTC in a CUDA toolkit or wheel folder (include/ and lib64/ or lib/)."""
+    header = root / "include" / "nvrtc.h"
+    if not header.is_file():
+        return None
+    for lib in ("lib64", "lib"):
+        found = sorted((root / lib).glob("libnvrtc.so*"), key=lambda p: len(p.name))
+        if found:
+            return Nvrtc(header, found[0])
+    return None
+
+
+@functools.cache
+def find_nvrtc() -> Nvrtc | None:
+    """NVRTC where cuda-pathfinder (which the NVIDIA platform's cuda-bindings use)
+    finds its header: the nvidia-cuda-nvrtc wheel, conda, CUDA_HOME; else in
+    CUDA_HOME, CUDA_PATH, nvcc's toolkit, /usr/local/cuda; None if nowhere."""
+    roots: list[Path] = []
+    try:
+        from cuda import pathfinder
+
+        header_dir = pathfinder.find_nvidia_header_directory("nvrtc")
+        if header_dir:
+            roots.append(Path(header_dir).parent)
+    except Exception:  # noqa: BLE001 - cuda-pathfinder absent or failing: the folders below
+        pass
+    nvcc = find_nvcc()
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    homes += [os.path.dirname(os.path.dirname(os.path.realpath(nvcc))) if nvcc else None, "/usr/local/cuda"]
+    roots += [Path(h) for h in homes if h]
+    for root in roots:
+        found = _nvrtc_in(root)
+        if found:
+            return found
+    return None
 
 
 def gpu_present() -> bool:
@@ -109,6 +174,17 @@ def _gpu_names() -> str:
     return ", ".join(names)
 
 
+def _rtc_defines() -> list[str]:
+    """What hiprtc in a program needs to know (hipkit_nvidia_program/rtc.h): where
+    nvrtc.h is, and the folders of the headers NVRTC gives kernels."""
+    nvrtc = find_nvrtc()
+    defines = [
+        string_define("__HIPKIT_NVIDIA_INCLUDE_DIR", str(INCLUDE_DIR)),
+        string_define("__HIPKIT_PORTABLE_INCLUDE_DIR", str(PORTABLE_INCLUDE_DIR)),
+    ]
+    return defines + ([string_define("__HIPKIT_NVRTC_H", str(nvrtc.header))] if nvrtc else [])
+
+
 def _host(flag: str) -> list[str]:
     return ["-Xcompiler", flag]
 
@@ -128,7 +204,19 @@ class NvidiaToolchain(GpuToolchain):
     @classmethod
     def tools(cls) -> list[Tool]:
         nvcc = find_nvcc()
-        return [Tool("nvcc", "nvidia", nvcc, version_line([nvcc], "release") if nvcc else "not found")]
+        nvrtc = find_nvrtc()
+        return [
+            Tool("nvcc", "nvidia", nvcc, version_line([nvcc], "release") if nvcc else "not found"),
+            Tool(
+                "NVRTC (hiprtc in programs)",
+                "nvidia",
+                str(nvrtc.library) if nvrtc else None,
+                f"{nvrtc.library.name}, header {nvrtc.header}"
+                if nvrtc
+                else "not found (pip install nvidia-cuda-nvrtc, or a CUDA toolkit with it)",
+                required=False,
+            ),
+        ]
 
     @classmethod
     def missing(cls) -> str:
@@ -158,6 +246,7 @@ class NvidiaToolchain(GpuToolchain):
             "-include",
             "hip/hip_runtime.h",
             *self._targets(options),
+            *_rtc_defines(),
         ]
         if not any(f.startswith("-std=") for f in options.compile_flags):
             flags.append("-std=c++17")
@@ -189,7 +278,12 @@ class NvidiaToolchain(GpuToolchain):
             flags.append(f"-L{wheel_lib}")
         if "-fgpu-rdc" in options.ignored:
             flags.append("-rdc=true")
+        nvrtc = find_nvrtc()
+        if nvrtc is not None:
+            flags += nvrtc.link_flags
         for flag in options.link_flags:
+            if flag in ROCTX_LIBRARIES:
+                continue
             if flag.startswith(("-L", "-l")):
                 flags.append(flag)
             elif flag.startswith("-Wl,"):

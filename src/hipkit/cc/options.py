@@ -13,8 +13,7 @@ Example
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import PurePath
+import os
 
 __all__ = ["OptionError", "Options", "SOURCE_SUFFIXES", "parse_args"]
 
@@ -39,39 +38,77 @@ class OptionError(ValueError):
     """A command line the driver cannot act on (exit status 2)."""
 
 
-@dataclass(frozen=True)
 class Options:
     """One ``hipkit cc`` command line, sorted.
 
     ``inputs`` keeps the order of sources and objects (it is the link order);
-    ``sources`` are the inputs compiled as HIP C++.
+    ``sources`` are the inputs compiled as HIP C++.  (A plain class, not a
+    dataclass: hipkit run of a cached program starts without importing
+    dataclasses.)
     """
 
-    inputs: tuple[str, ...] = ()
-    output: str | None = None
-    compile_only: bool = False  # -c
-    compile_flags: tuple[str, ...] = ()
-    link_flags: tuple[str, ...] = ()
-    platform: str | None = None  # --platform
-    offload_archs: tuple[str, ...] = ()  # --offload-arch, -arch (GPU platforms)
-    fast_math: bool = False
-    version: bool = False
-    help: bool = False
-    ignored: tuple[str, ...] = field(default=(), compare=False)
+    __slots__ = (
+        "inputs",
+        "output",
+        "compile_only",
+        "compile_flags",
+        "link_flags",
+        "platform",
+        "offload_archs",
+        "fast_math",
+        "version",
+        "help",
+        "ignored",
+    )
+
+    def __init__(
+        self,
+        *,
+        inputs: tuple[str, ...] = (),
+        output: str | None = None,
+        compile_only: bool = False,  # -c
+        compile_flags: tuple[str, ...] = (),
+        link_flags: tuple[str, ...] = (),
+        platform: str | None = None,  # --platform
+        offload_archs: tuple[str, ...] = (),  # --offload-arch, -arch (GPU platforms)
+        fast_math: bool = False,
+        version: bool = False,
+        help: bool = False,
+        ignored: tuple[str, ...] = (),  # accepted, no effect on the CPU (-fgpu-rdc, ...)
+    ) -> None:
+        self.inputs = inputs
+        self.output = output
+        self.compile_only = compile_only
+        self.compile_flags = compile_flags
+        self.link_flags = link_flags
+        self.platform = platform
+        self.offload_archs = offload_archs
+        self.fast_math = fast_math
+        self.version = version
+        self.help = help
+        self.ignored = ignored
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Options({fields})"
 
     @property
     def sources(self) -> tuple[str, ...]:
         return tuple(i for i in self.inputs if is_source(i))
 
 
+def _suffix(path: str) -> str:
+    """``path``'s suffix (".cpp"; "" for ".hidden", as PurePath's)."""
+    return os.path.splitext(os.path.basename(path))[1]
+
+
 def is_source(path: str) -> bool:
     """Whether ``path`` is compiled as HIP C++ (by its suffix)."""
-    return PurePath(path).suffix in SOURCE_SUFFIXES
+    return _suffix(path) in SOURCE_SUFFIXES
 
 
 def _is_link_input(path: str) -> bool:
-    name = PurePath(path).name
-    return PurePath(path).suffix in _LINK_SUFFIXES or ".so." in name
+    return _suffix(path) in _LINK_SUFFIXES or ".so." in os.path.basename(path)
 
 
 def parse_args(args: list[str] | tuple[str, ...]) -> Options:

@@ -33,12 +33,18 @@ __all__ = [
     "default_platform",
     "find_tools",
     "link_atomically",
+    "read_dependencies",
     "report",
+    "search_path",
     "select",
 ]
 
 # Preference order for the default platform (as the Python API's).
 PLATFORMS = ("nvidia", "amd", "cpu")
+# ROCm's ROCTx libraries, which programs name on the link line: on the CPU
+# roctx.h is libhipkit_cpu's, on NVIDIA it is NVTX3 (header-only), so these
+# add nothing there; AMD's toolchain links ROCm's own.
+ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
 # name -> "module:class" of the platforms whose programs hipkit can build.
 _TOOLCHAINS = {
     "nvidia": "hipkit.cc.nvidia:NvidiaToolchain",
@@ -49,11 +55,14 @@ _TOOLCHAINS = {
 
 @dataclass(frozen=True)
 class Unit:
-    """A compiled source file: its object, and the compiler's warnings."""
+    """A compiled source file: its object, the compiler's warnings, and every file
+    the compiler read to make it (absolute paths; empty where the toolchain
+    cannot tell, and then hipkit run finds the program by the full path only)."""
 
     source: str
     object: Path
     log: str
+    dependencies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,9 @@ class Toolchain(ABC):
     present (the default platform is the first whose programs can run here)."""
 
     name: str
+    # hipkit's own files and folders (relative to the package) that a build
+    # runs or reads besides the compiler: its transform, headers, runtime.
+    hipkit_parts: tuple[str, ...] = ()
 
     @classmethod
     @abstractmethod
@@ -105,6 +117,29 @@ class Toolchain(ABC):
     @abstractmethod
     def program_key(self, units: list[Unit], options: Options) -> str:
         """What determines the executable linked from ``units`` (for caching it)."""
+
+    # hipkit run's direct lookup (hipkit.cc.direct): what a build depends on
+    # besides the files its units read.  A toolchain that cannot tell keeps
+    # these defaults, and its programs are found by the full path only.
+
+    def direct_mode(self, options: Options) -> bool:
+        """Whether hipkit run may find this build's program without a compiler."""
+        return False
+
+    def search_dirs(self, options: Options) -> list[str]:
+        """The include search path of ``options``' compiles, directories that do
+        not exist included (a header created in one could be found instead of
+        one the build read)."""
+        return []
+
+    def identity_files(self) -> list[str]:
+        """The compiler's own files (its executables): another compiler, or this
+        one upgraded, makes another program."""
+        return []
+
+    def run_time_files(self) -> list[Path]:
+        """Files of the cache a program needs to start (the CPU's runtime library)."""
+        return []
 
     @staticmethod
     def objects(units: list[Unit], options: Options) -> list[str]:
@@ -142,18 +177,24 @@ def select(options: Options) -> Toolchain:
     Raises
     ------
     OptionError
-        For a platform hipkit does not know.
+        For a platform hipkit does not know, or a malformed variable it reads
+        (HIPKIT_PLATFORM, HIPKIT_CPU_WARP_SIZE).
     CompileError
         When the platform's compiler is missing (with the reason).
     """
-    name = options.platform or default_platform()
-    if name not in PLATFORMS:
-        raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(PLATFORMS)}")
-    cls = _toolchain_class(name)
-    reason = cls.missing()
-    if reason:
-        raise CompileError(f"cannot build programs for the {name} platform here: {reason}")
-    return cls()
+    try:
+        name = options.platform or default_platform()
+        if name not in PLATFORMS:
+            raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(PLATFORMS)}")
+        cls = _toolchain_class(name)
+        reason = cls.missing()
+        if reason:
+            raise CompileError(f"cannot build programs for the {name} platform here: {reason}")
+        return cls()
+    except OptionError:
+        raise
+    except ValueError as exc:  # hipkit.config's, which names the variable
+        raise OptionError(str(exc)) from None
 
 
 def version_line(command: list[str], pick: str = "", env: dict[str, str] | None = None) -> str:
@@ -211,6 +252,71 @@ def link_atomically(
             raise CompileError(f"cannot write {output}: {exc.strerror}") from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def read_dependencies(depfile: Path, cwd: str) -> tuple[str, ...]:
+    """The files a compiler's ``-MD -MF depfile`` lists (make's syntax: the rule's
+    target first, escaped spaces, ``$$``, lines continued by a backslash), as
+    absolute paths (relative ones are the compiler's working directory's, ``cwd``)."""
+    text = depfile.read_text()
+    words: list[str] = []
+    word: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        following = text[i + 1] if i + 1 < len(text) else ""
+        if c == "\\" and following in (" ", "\t", "#"):
+            word.append(following)
+            i += 2
+            continue
+        if c == "$" and following == "$":
+            word.append("$")
+            i += 2
+            continue
+        if c == "\\" and following in ("\n", "\r"):
+            c = " "  # a continued line
+        if c in " \t\r\n":
+            if word:
+                words.append("".join(word))
+                word = []
+        else:
+            word.append(c)
+        i += 1
+    if word:
+        words.append("".join(word))
+    targets = next((n for n, w in enumerate(words) if w.endswith(":")), None)
+    if targets is None:
+        raise ValueError(f"{depfile}: not a dependency rule")
+    return tuple(os.path.join(cwd, w) for w in words[targets + 1 :])
+
+
+def search_path(command: list[str], env: dict[str, str] | None = None) -> list[str]:
+    """The include search path a compiler prints for ``command`` (which has ``-v``),
+    run in the working directory: the directories of ``#include "..."`` and
+    ``<...>`` in order, then those it ignores because they do not exist, as
+    absolute paths; empty when it cannot be run."""
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if done.returncode != 0:
+        return []
+    found: list[str] = []
+    absent: list[str] = []
+    listing = False
+    for line in done.stderr.splitlines():
+        if line.startswith("ignoring nonexistent directory "):
+            absent.append(line.split(" ", 3)[3].strip('"'))
+        elif line.startswith("#include ") and line.endswith("search starts here:"):
+            listing = True
+        elif line.startswith("End of search list."):
+            listing = False
+        elif listing and line.startswith(" "):
+            found.append(line.strip().removesuffix(" (framework directory)"))
+    cwd = os.getcwd()
+    return [os.path.join(cwd, d) for d in found + absent] if found else []
 
 
 def find_tools() -> list[Tool]:

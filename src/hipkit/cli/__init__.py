@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
@@ -12,6 +11,15 @@ _COMMANDS = ("info", "doctor", "hipify", "cc", "run", "prof")
 def main(argv: list[str] | None = None) -> int:
     """Run ``hipkit <command> ...``; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["run"]:
+        # Every argument is hipkit run's own, and argparse (with the locale
+        # and terminal lookups it makes) would be a good part of the time a
+        # cached program takes to start.
+        from .run import main as run_main
+
+        return run_main(argv[1:])
+    import argparse
+
     # Only the command's own module is imported (hipkit run of a cached program
     # starts in milliseconds); all of them for the overview of --help.
     wanted = argv[:1] if argv[:1] and argv[0] in _COMMANDS else _COMMANDS

@@ -10,6 +10,7 @@ Example
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import cached_property
 
@@ -111,11 +112,35 @@ class Device:
         return f"<hipkit.Device {self.index} ({self.platform.name}): {self.name}>"
 
 
+def _lists_device_0(value: str | None) -> bool:
+    """Whether the device list ``value`` (None: unset) leaves device 0 visible:
+    the list ends at its first entry that names no device, so "" and "-1" hide
+    every device, "1,0" too where 1 does not exist; the CPU has no UUID.  The
+    rule of programs built by hipkit cc (hipkit_cpu/program_visible.h)."""
+    if value is None:
+        return True
+    first = value.lstrip(" \t")
+    digits = len(first) - len(first.lstrip("0123456789"))
+    if digits == 0 or first[:digits].strip("0"):
+        return False
+    rest = first[digits:].lstrip(" \t")
+    return rest == "" or rest.startswith(",")
+
+
 def _visible(platform: Platform) -> list[int]:
-    """Native indices of the platform's devices that HIP_VISIBLE_DEVICES leaves."""
+    """Native indices of the platform's devices that the *_VISIBLE_DEVICES
+    variables leave.  The CPU, one device, is there unless HIP_VISIBLE_DEVICES
+    lists another device first (read raw: the registry takes a blank value for
+    unset, and an empty list hides it); the vendors' variables leave it alone.
+    On AMD GPUs, ROCm's HIP runtime has applied them already; on NVIDIA, the
+    driver applies CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES picks among the
+    GPUs it leaves."""
     count = platform.device_count()
+    if platform.name == "cpu":
+        shown = _lists_device_0(os.environ.get("HIP_VISIBLE_DEVICES"))
+        return list(range(count)) if shown else []
     chosen = config.get("HIP_VISIBLE_DEVICES")
-    if platform.name == "cpu" or not chosen:
+    if platform.name == "amd" or not chosen:
         return list(range(count))
     return [i for i in chosen if 0 <= i < count]
 

@@ -81,16 +81,7 @@ def compiler_identity() -> str:
         version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     except FileNotFoundError:
         raise CompileError(f"C++ compiler {cxx!r} not found (set HIPKIT_CXX)") from None
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("model name", "flags", "Features")):
-                cpu += line
-                if line.startswith(("flags", "Features")):
-                    break
-    except OSError:
-        pass
-    return version + platform.machine() + cpu
+    return version + platform.machine() + _cache.host_cpu()
 
 
 @cache
@@ -301,10 +292,13 @@ def program_flags(user_options: list[str], warp_size: int) -> list[str]:
     return [*_std_flags(user_options), *_opt_flags(user_options), *_CODE_FLAGS, *_common_flags(warp_size)]
 
 
-def preprocess_program_unit(source: str, out: Path, user_options: list[str], warp_size: int) -> None:
+def preprocess_program_unit(
+    source: str, out: Path, user_options: list[str], warp_size: int, depfile: Path | None = None
+) -> None:
     """Preprocess the program source file ``source`` (a path as the user gave
     it, relative to the working directory) into ``out``, with
-    hip/hip_runtime.h and the host API included first.
+    hip/hip_runtime.h and the host API included first; with ``depfile``, the
+    compiler also lists there every file it read (``-MD``, make's syntax).
 
     Raises
     ------
@@ -326,6 +320,7 @@ def preprocess_program_unit(source: str, out: Path, user_options: list[str], war
         source,
         "-o",
         str(out),
+        *(["-MD", "-MF", str(depfile)] if depfile else []),
     ]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True)

@@ -1,6 +1,9 @@
-// hipkit CPU platform: hiprtc in whole programs.
-//
-// Without this header a program's #include <hip/hiprtc.h> would find a system
-// ROCm's (Debian's libamdhip64-dev installs one), which cannot work here.
+// hipkit CPU platform: hiprtc, HIP's run-time compiler, for whole programs.
+// (Without this header a program's #include <hip/hiprtc.h> would find a
+// system ROCm's, which cannot work here.)
 #pragma once
-#error "hiprtc is not available to programs built for the CPU yet (hipkit cc --platform cpu); Python has it: hipkit.hip.hiprtcCreateProgram"
+#ifndef __HIPKIT_PROGRAM__
+#error "hip/hiprtc.h is a host API: include it in programs built by hipkit cc, not in kernel sources"
+#endif
+#include "hip_runtime.h"
+#include "hipkit_cpu/program_rtc.h"

@@ -12,7 +12,8 @@
 // ordinary memory; copies still run on streams, in order.
 //
 // Here: errors, devices, streams and events; program_memory.h: memory, copies
-// and device globals; program_launch.h: launches, kernel attributes, occupancy.
+// and device globals; program_launch.h: launches, kernel attributes, occupancy;
+// program_module.h: modules; program_visible.h: the *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
@@ -23,6 +24,8 @@
 
 #include "device.h"
 #include "host_types.h"
+#include "program_profile.h"
+#include "program_visible.h"
 
 namespace __hk {
 
@@ -39,6 +42,7 @@ inline hipError_t result(int code) {
 
 inline hipError_t check_device(int device) {
   if (int code = hkrt_init(0, 0)) return result(code);
+  if (!device_visible()) return result(hipErrorNoDevice);
   return device == 0 ? hipSuccess : result(hipErrorInvalidDevice);
 }
 
@@ -47,13 +51,18 @@ inline hipError_t check_device(int device) {
 // ---- Errors ------------------------------------------------------------------
 
 inline hipError_t hipGetLastError(void) {
+  __HK_API_CALL();
   hipError_t code = __hk::last_error;
   __hk::last_error = hipSuccess;
   return code;
 }
-inline hipError_t hipPeekAtLastError(void) { return __hk::last_error; }
+inline hipError_t hipPeekAtLastError(void) {
+  __HK_API_CALL();
+  return __hk::last_error;
+}
 
 inline const char* hipGetErrorName(hipError_t error) {
+  __HK_API_CALL();
 #define __HK_NAME(name, value, text) \
   case value:                        \
     return #name;
@@ -63,6 +72,7 @@ inline const char* hipGetErrorName(hipError_t error) {
 }
 
 inline const char* hipGetErrorString(hipError_t error) {
+  __HK_API_CALL();
 #define __HK_TEXT(name, value, text) \
   case value:                        \
     return text;
@@ -72,11 +82,13 @@ inline const char* hipGetErrorString(hipError_t error) {
 }
 
 inline hipError_t hipDrvGetErrorName(hipError_t error, const char** out) {
+  __HK_API_CALL();
   if (out == nullptr) return __hk::result(hipErrorInvalidValue);
   *out = hipGetErrorName(error);
   return hipSuccess;
 }
 inline hipError_t hipDrvGetErrorString(hipError_t error, const char** out) {
+  __HK_API_CALL();
   if (out == nullptr) return __hk::result(hipErrorInvalidValue);
   *out = hipGetErrorString(error);
   return hipSuccess;
@@ -85,40 +97,49 @@ inline hipError_t hipDrvGetErrorString(hipError_t error, const char** out) {
 // ---- Devices -------------------------------------------------------------------
 
 inline hipError_t hipInit(unsigned int flags) {
+  __HK_API_CALL();
   if (flags != 0) return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_init(0, 0));
+  return __hk::check_device(0);
 }
 
 inline hipError_t hipDriverGetVersion(int* version) {
+  __HK_API_CALL();
   if (version == nullptr) return __hk::result(hipErrorInvalidValue);
   *version = HIP_VERSION;
   return hipSuccess;
 }
-inline hipError_t hipRuntimeGetVersion(int* version) { return hipDriverGetVersion(version); }
+inline hipError_t hipRuntimeGetVersion(int* version) {
+  __HK_API_CALL();
+  return hipDriverGetVersion(version);
+}
 
 inline hipError_t hipGetDeviceCount(int* count) {
+  __HK_API_CALL();
   if (count == nullptr) return __hk::result(hipErrorInvalidValue);
-  if (int code = hkrt_init(0, 0)) {
+  if (hipError_t code = __hk::check_device(0)) {
     *count = 0;
-    return __hk::result(code);
+    return code;
   }
   *count = 1;
   return hipSuccess;
 }
 
 inline hipError_t hipSetDevice(int device) {
+  __HK_API_CALL();
   if (hipError_t code = __hk::check_device(device)) return code;
   __hk::current_device = device;
   return hipSuccess;
 }
 
 inline hipError_t hipGetDevice(int* device) {
+  __HK_API_CALL();
   if (device == nullptr) return __hk::result(hipErrorInvalidValue);
   *device = __hk::current_device;
   return hipSuccess;
 }
 
 inline hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+  __HK_API_CALL();
   if (device == nullptr) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(ordinal)) return code;
   *device = ordinal;
@@ -126,6 +147,7 @@ inline hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
 }
 
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
+  __HK_API_CALL();
   if (prop == nullptr) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
   hkrt_device_info info;
@@ -183,6 +205,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
 }
 
 inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+  __HK_API_CALL();
   if (value == nullptr) return __hk::result(hipErrorInvalidValue);
   hipDeviceProp_t p;
   if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
@@ -212,6 +235,7 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribu
 }
 
 inline hipError_t hipDeviceGetName(char* name, int length, hipDevice_t device) {
+  __HK_API_CALL();
   if (name == nullptr || length <= 0) return __hk::result(hipErrorInvalidValue);
   hipDeviceProp_t p;
   if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
@@ -220,6 +244,7 @@ inline hipError_t hipDeviceGetName(char* name, int length, hipDevice_t device) {
 }
 
 inline hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
+  __HK_API_CALL();
   if (bytes == nullptr) return __hk::result(hipErrorInvalidValue);
   hipDeviceProp_t p;
   if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
@@ -228,6 +253,7 @@ inline hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device) {
 }
 
 inline hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device) {
+  __HK_API_CALL();
   if (major == nullptr || minor == nullptr) return __hk::result(hipErrorInvalidValue);
   hipDeviceProp_t p;
   if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
@@ -236,26 +262,44 @@ inline hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t
   return hipSuccess;
 }
 
-inline hipError_t hipDeviceSynchronize(void) { return __hk::result(hkrt_device_synchronize()); }
-inline hipError_t hipDeviceReset(void) { return __hk::result(hkrt_device_reset()); }
+inline hipError_t hipDeviceSynchronize(void) {
+  __HK_API_CALL();
+  return __hk::result(hkrt_device_synchronize());
+}
+inline hipError_t hipDeviceReset(void) {
+  __HK_API_CALL();
+  return __hk::result(hkrt_device_reset());
+}
 
 // Settings that change nothing on the CPU: accepted.
-inline hipError_t hipSetDeviceFlags(unsigned int) { return __hk::check_device(0); }
+inline hipError_t hipSetDeviceFlags(unsigned int) {
+  __HK_API_CALL();
+  return __hk::check_device(0);
+}
 inline hipError_t hipGetDeviceFlags(unsigned int* flags) {
+  __HK_API_CALL();
   if (flags == nullptr) return __hk::result(hipErrorInvalidValue);
   *flags = hipDeviceScheduleAuto;
   return hipSuccess;
 }
-inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t) { return hipSuccess; }
+inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t) {
+  __HK_API_CALL();
+  return hipSuccess;
+}
 inline hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* config) {
+  __HK_API_CALL();
   if (config == nullptr) return __hk::result(hipErrorInvalidValue);
   *config = hipFuncCachePreferNone;
   return hipSuccess;
 }
-inline hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig) { return hipSuccess; }
+inline hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig) {
+  __HK_API_CALL();
+  return hipSuccess;
+}
 
 // One device: it has no peer (as the Python API's CPU platform says).
 inline hipError_t hipDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  __HK_API_CALL();
   if (can_access == nullptr) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
   if (hipError_t code = __hk::check_device(peer)) return code;
@@ -263,63 +307,85 @@ inline hipError_t hipDeviceCanAccessPeer(int* can_access, int device, int peer) 
   return hipSuccess;
 }
 inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  __HK_API_CALL();
   if (hipError_t code = __hk::check_device(peer)) return code;
   (void)flags;
   return __hk::result(hipErrorInvalidValue);  // a device cannot be its own peer
 }
-inline hipError_t hipDeviceDisablePeerAccess(int peer) { return hipDeviceEnablePeerAccess(peer, 0); }
+inline hipError_t hipDeviceDisablePeerAccess(int peer) {
+  __HK_API_CALL();
+  return hipDeviceEnablePeerAccess(peer, 0);
+}
 
 // ---- Streams and events ------------------------------------------------------------
 
 inline hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
+  __HK_API_CALL();
   return __hk::result(hkrt_stream_create(stream, flags));
 }
 inline hipError_t hipStreamCreate(hipStream_t* stream) {
+  __HK_API_CALL();
   return hipStreamCreateWithFlags(stream, hipStreamDefault);
 }
 // Priorities are accepted and ignored: blocks of all streams share the workers.
 inline hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int) {
+  __HK_API_CALL();
   return hipStreamCreateWithFlags(stream, flags);
 }
 inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  __HK_API_CALL();
   if (least != nullptr) *least = 0;
   if (greatest != nullptr) *greatest = 0;
   return hipSuccess;
 }
 inline hipError_t hipStreamDestroy(hipStream_t stream) {
+  __HK_API_CALL();
   return __hk::result(hkrt_stream_destroy(stream));
 }
 inline hipError_t hipStreamSynchronize(hipStream_t stream) {
+  __HK_API_CALL();
   return __hk::result(hkrt_stream_synchronize(stream));
 }
 inline hipError_t hipStreamQuery(hipStream_t stream) {
+  __HK_API_CALL();
   return __hk::result(hkrt_stream_query(stream));
 }
 inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags = 0) {
+  __HK_API_CALL();
   return __hk::result(hkrt_stream_wait_event(stream, event, flags));
 }
 
 inline hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags) {
+  __HK_API_CALL();
   return __hk::result(hkrt_event_create(event, flags));
 }
 inline hipError_t hipEventCreate(hipEvent_t* event) {
+  __HK_API_CALL();
   return hipEventCreateWithFlags(event, hipEventDefault);
 }
 inline hipError_t hipEventDestroy(hipEvent_t event) {
+  __HK_API_CALL();
   return __hk::result(hkrt_event_destroy(event));
 }
 inline hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream = nullptr) {
+  __HK_API_CALL();
   return __hk::result(hkrt_event_record(event, stream));
 }
 inline hipError_t hipEventSynchronize(hipEvent_t event) {
+  __HK_API_CALL();
   return __hk::result(hkrt_event_synchronize(event));
 }
-inline hipError_t hipEventQuery(hipEvent_t event) { return __hk::result(hkrt_event_query(event)); }
+inline hipError_t hipEventQuery(hipEvent_t event) {
+  __HK_API_CALL();
+  return __hk::result(hkrt_event_query(event));
+}
 inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
+  __HK_API_CALL();
   return __hk::result(hkrt_event_elapsed_time(ms, start, stop));
 }
 
 #include "program_memory.h"
 #include "program_launch.h"
+#include "program_module.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H

@@ -228,8 +228,8 @@ inline const char* hipGetErrorString(hipError_t error) {
 
 // A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's
 // numbering), else HIP's code for the same failure, else hipErrorUnknown.
-inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {
-  switch (static_cast<int>(error)) {
+inline hipError_t __hk_hip_error(int error) {
+  switch (error) {
     case 0:
     case 1:
     case 2:
@@ -312,4 +312,12 @@ inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {
     case 800: return hipErrorNotSupported;
     default: return hipErrorUnknown;
   }
+}
+
+// The CUDA runtime's errors and the driver's (the module API's), as HIP's.
+inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {
+  return __hk_hip_error(static_cast<int>(error));
+}
+inline hipError_t hipCUResultTohipError(CUresult error) {
+  return __hk_hip_error(static_cast<int>(error));
 }

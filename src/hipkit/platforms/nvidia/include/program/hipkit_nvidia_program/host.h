@@ -4,9 +4,10 @@
 // (names.h); errors keep HIP's numbers and words (errors.h).  This header
 // holds what a renaming cannot say: the macros and types HIP has and CUDA
 // lacks, hipDeviceProp_t with HIP's fields, and the functions whose HIP
-// arguments differ from CUDA's.
+// arguments differ from CUDA's.  The module API is the driver's (module.h).
 #pragma once
 
+#include <cuda.h>  // the driver's types, for the module API (module.h)
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>  // hipProfilerStart/Stop (names.h)
 #include <math_constants.h>     // HIP_PI_F & co. (names.h)
@@ -258,3 +259,5 @@ __HK_MEMSET_SYNC(16, unsigned short)
 __HK_MEMSET_SYNC(32, int)
 #undef __HK_MEMSET_SYNC
 #endif
+
+#include "module.h"
