@@ -5,12 +5,9 @@ a CUDA device has.  GPU tests skip with the reason where no GPU is usable."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+from gpu_helpers import SCALE, device_of, python
 
 import hipkit
 from hipkit import HipError, hip, hipError_t, platforms
@@ -23,19 +20,6 @@ from hipkit.platforms.nvidia import hip_code
 
 REASON = platforms.status()["nvidia"]
 gpu = pytest.mark.skipif(bool(REASON), reason=f"nvidia platform absent: {REASON}")
-
-SCALE = r"""
-extern "C" __global__ void scale(float* x, float a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= a;
-}
-"""
-
-
-def _python(code: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=120
-    )
 
 
 # ------------------------------------------------------------------ everywhere
@@ -53,17 +37,17 @@ def test_cuda_errors_keep_hip_numbering():
 
 
 def test_default_platform_is_the_gpu_when_usable():
-    done = _python("import hipkit; print(hipkit.get_device().platform.name)", HIPKIT_PLATFORM="")
+    done = python("import hipkit; print(hipkit.get_device().platform.name)", HIPKIT_PLATFORM="")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ("cpu" if REASON else "nvidia")
 
 
 @pytest.mark.skipif(not REASON, reason="the nvidia platform is usable here")
 def test_absent_platform_says_why():
-    done = _python("import hipkit; hipkit.Device(0)", HIPKIT_PLATFORM="nvidia")
+    done = python("import hipkit; hipkit.Device(0)", HIPKIT_PLATFORM="nvidia")
     assert done.returncode != 0
     assert "hipErrorNoDevice" in done.stderr and REASON in done.stderr
-    info = _python("from hipkit.cli import main; main(['info'])")
+    info = python("from hipkit.cli import main; main(['info'])")
     assert info.returncode == 0, info.stderr
     assert f"absent: {REASON}" in info.stdout
 
@@ -97,12 +81,7 @@ def test_pinned_host_arrays(device, rng):
 
 @pytest.fixture
 def gpu_device():
-    if REASON:
-        pytest.skip(f"nvidia platform absent: {REASON}")
-    dev = hipkit.Device(0, platform="nvidia")
-    with dev:
-        yield dev
-    dev.synchronize()
+    yield from device_of("nvidia")
 
 
 def test_info_reports_what_the_driver_does(gpu_device):
@@ -320,7 +299,7 @@ def test_sticky_error_in_a_child_process(gpu_device):
     """A failed device assert is hipErrorAssert, sticky; CUDA cannot clear it in a
     running process, and the reset says so (the tests of test_errors.py that
     recover by a reset skip on NVIDIA for this reason)."""
-    done = _python(STICKY_CHILD, HIPKIT_PLATFORM="nvidia")
+    done = python(STICKY_CHILD, HIPKIT_PLATFORM="nvidia")
     assert done.returncode == 0, done.stderr
     codes, message = done.stdout.strip().splitlines()[-2:]
     assert codes == "[710, 710, 710]", done.stdout

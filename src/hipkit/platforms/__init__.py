@@ -19,6 +19,7 @@ from .base import Platform, PlatformUnavailable
 _KNOWN = {
     "cpu": "hipkit.platforms.cpu:CpuPlatform",
     "nvidia": "hipkit.platforms.nvidia:NvidiaPlatform",
+    "amd": "hipkit.platforms.amd:AmdPlatform",
 }
 _ORDER = ("nvidia", "amd", "cpu")
 

@@ -8,29 +8,27 @@ CUDA's errors come back as HIP's codes (:func:`hip_code`).
 
 from __future__ import annotations
 
-import ctypes
 import importlib.metadata
+import logging
 import re
-import struct
-import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ... import config
 from ..._errors import HipError, hipError_t
 from ...runtime._dlpack import kDLCUDA
+from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_index
 from ..base import (
     PARAM_OTHER,
     PARAM_POINTER,
     DeviceProperties,
     FunctionInfo,
     Param,
-    Platform,
     PlatformUnavailable,
     Target,
 )
-from . import compiler
+from . import _activity, compiler
+from ._activity import Activity
 from .compiler import Binary
 
 # CUDA driver errors without a HIP code of the same number, and what HIP calls them.
@@ -49,6 +47,7 @@ _CUDA_TO_HIP = {
 _HIP_CODES = frozenset(int(e) for e in hipError_t)
 _INVALID_VALUE, _INVALID_CONFIGURATION, _NOT_FOUND, _NOT_READY = 1, 9, 500, 600
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
+log = logging.getLogger("hipkit")
 
 
 def hip_code(cuda_code: int) -> int:
@@ -59,41 +58,9 @@ def hip_code(cuda_code: int) -> int:
     return _CUDA_TO_HIP.get(cuda_code, 999)
 
 
-# hipMemcpyKind values that involve no device (see base.py).
-_CU_LAUNCH_PARAM_BUFFER_POINTER, _CU_LAUNCH_PARAM_BUFFER_SIZE = 1, 2
+_CU_LAUNCH_PARAMS = LaunchMarkers(buffer_pointer=1, buffer_size=2, end=0)  # CU_LAUNCH_PARAM_*
 _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
-
-
-class _ParamSize:
-    """The size of a kernel's parameter buffer, in memory for cuLaunchKernel's
-    ``extra`` (CU_LAUNCH_PARAM_BUFFER_SIZE takes its address)."""
-
-    __slots__ = ("value", "address")
-
-    def __init__(self, nbytes: int):
-        self.value = ctypes.c_size_t(nbytes)
-        self.address = ctypes.addressof(self.value)
-
-
-# A launch passes the packed arguments where they are: the data of the bytes
-# object the packer made, whose address is id() plus this offset in CPython.
-# The driver copies the parameters during cuLaunchKernel, while the caller
-# still holds the object, so no buffer, copy or lock is needed.
-_BYTES_DATA = bytes.__basicsize__ - 1
-_EXTRA = struct.Struct("=5Q")  # {BUFFER_POINTER, data, BUFFER_SIZE, &size, END}
-_BYTES_LAYOUT_KNOWN = ctypes.string_at(id(b"hipkit") + _BYTES_DATA, 6) == b"hipkit"
-
-
-class _Module:
-    __slots__ = ("device", "handle", "by_lookup", "by_symbol")
-
-    def __init__(self, device: int, handle: Any, binary: Binary | None):
-        self.device = device
-        self.handle = handle
-        kernels = binary.kernels if binary is not None else ()
-        self.by_lookup = {k.lookup: k for k in kernels}
-        self.by_symbol = {k.symbol: k for k in kernels}
 
 
 def _driver():
@@ -123,31 +90,27 @@ def _describe(driver, err) -> str:
     return f"{name.decode() if name else int(err)}: {text.decode() if text else 'unknown error'}"
 
 
-class NvidiaPlatform(Platform):
+class NvidiaPlatform(GpuPlatform):
     """NVIDIA GPUs through the CUDA driver; kernels compiled by NVRTC."""
 
     name = "nvidia"
+    binary_class = Binary
     dlpack_device_type = kDLCUDA
     cuda_array_interface = True
     recovers_from_sticky_errors = False  # CUDA: "the process must be terminated and relaunched"
+    _activity: Activity | None = None  # CUPTI's records while the profiler runs
 
     def __init__(self) -> None:
         reason = compiler.unavailable_reason()
         if reason:
             raise PlatformUnavailable(reason)
-        if not _BYTES_LAYOUT_KNOWN:
-            raise PlatformUnavailable("launches need CPython's layout of bytes objects; this Python differs")
         self._cu = driver = _driver()
         count = self._get(driver.cuDeviceGetCount())
         if count == 0:
             raise PlatformUnavailable("no NVIDIA GPU is visible (CUDA_VISIBLE_DEVICES may hide them)")
+        super().__init__(count)
         self._devices = [self._get(driver.cuDeviceGet(i)) for i in range(count)]
         self._contexts: list[Any] = [None] * count
-        self._generations = [0] * count
-        self._lock = threading.RLock()
-        self._tls = threading.local()
-        self._modules: dict[int, _Module] = {}
-        self._blocking = config.get("HIP_LAUNCH_BLOCKING")
 
     # ------------------------------------------------------------------ errors, contexts
 
@@ -302,6 +265,8 @@ class NvidiaPlatform(Platform):
                 self._check(self._cu.cuStreamSynchronize(stream))
         else:
             self._check(self._cu.cuMemcpy(dst, src, nbytes))
+        if self._activity is not None and nbytes:
+            self._activity.enqueued(device, stream, _activity.COPY, nbytes)
 
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
         names = {1: "cuMemsetD8", 2: "cuMemsetD16", 4: "cuMemsetD32"}
@@ -314,6 +279,8 @@ class NvidiaPlatform(Platform):
                 self._check(self._cu.cuStreamSynchronize(stream))
         else:
             self._check(getattr(self._cu, names[elem_size])(dst, value, count))
+        if self._activity is not None and count:
+            self._activity.enqueued(device, stream, _activity.SET, count * elem_size)
 
     # ------------------------------------------------------------------ streams, events
 
@@ -324,6 +291,8 @@ class NvidiaPlatform(Platform):
     def stream_destroy(self, device, stream) -> None:
         self._use(device)
         self._check(self._cu.cuStreamDestroy(stream))
+        if self._activity is not None:
+            self._activity.forget_stream(device, stream)
 
     def stream_synchronize(self, device, stream) -> None:
         self._use(device)
@@ -385,6 +354,8 @@ class NvidiaPlatform(Platform):
                 self._tls.key = None
                 self._generations[device] += 1
                 self._modules = {h: m for h, m in self._modules.items() if m.device != device}
+                if self._activity is not None:
+                    self._activity.forget_device(device)
         try:
             self._use(device)
             self._check(self._cu.cuCtxSynchronize())
@@ -395,8 +366,35 @@ class NvidiaPlatform(Platform):
                 f"NVIDIA device {device} again ({error.detail})",
             ) from None
 
-    def reset_generation(self, device: int) -> int:
-        return self._generations[device]
+    # ------------------------------------------------------------------ the profiler's timestamps
+
+    def activity_start(self) -> bool:
+        """CUPTI's activity records, when cupti-python is installed (the
+        ``nvidia`` extra); otherwise the profiler times with events."""
+        if self._activity is None:
+            reason = _activity.unavailable_reason()
+            if reason:
+                log.info("hipkit: profiling with CUDA events: %s", reason)
+                return False
+            try:
+                self._activity = Activity(self._stream_id)
+            except Exception as exc:  # CUPTI refuses (another profiler attached, no permission)
+                log.warning("hipkit: profiling with CUDA events: CUPTI: %s", exc)
+                return False
+        return True
+
+    def activity_read(self) -> list[tuple]:
+        return self._activity.read() if self._activity is not None else []
+
+    def activity_stop(self) -> None:
+        activity, self._activity = self._activity, None
+        if activity is not None:
+            activity.stop()
+
+    def _stream_id(self, device: int, stream: int) -> int:
+        from cupti import cupti
+
+        return int(cupti.get_stream_id_ex(int(self._context(device)), stream, 0))
 
     # ------------------------------------------------------------------ several devices
 
@@ -427,69 +425,39 @@ class NvidiaPlatform(Platform):
 
     # ------------------------------------------------------------------ code
 
-    @staticmethod
-    def parse_target(text: str) -> Target | None:
-        return compiler.parse_arch(text)
-
-    @staticmethod
-    def compile(source, target, *, name, options, name_expressions, headers) -> Binary:
-        if target.platform != "nvidia":
-            raise ValueError(f"the NVIDIA platform cannot compile for {target}")
-        return compiler.compile_source(
-            source, target, name=name, options=options, name_expressions=name_expressions, headers=headers
-        )
-
-    @staticmethod
-    def binary_bytes(binary: Binary) -> bytes:
-        return binary.code
+    parse_target = staticmethod(compiler.parse_arch)
+    compile = staticmethod(compiler.compile_source)
 
     def load_module(self, device: int, binary: Binary | bytes) -> int:
         """Load a module from compile(), its bytes, or a cubin, fatbin or PTX image
         made elsewhere (whose kernels take pointers and raw bytes: see get_function)."""
-        if not isinstance(binary, Binary):
-            data = bytes(binary)
-            binary = compiler.from_bytes(data) or data
-        image = binary.image if isinstance(binary, Binary) else binary
-        if isinstance(binary, Binary) and binary.target != self.target(device):
+        given = self._binary(binary)
+        if isinstance(given, bytes):
+            image, kernels = given, {}
+        elif given.target != self.target(device):
             raise HipError(
-                209, f"module compiled for {binary.target}, device {device} is {self.target(device)}"
+                209, f"module compiled for {given.target}, device {device} is {self.target(device)}"
             )
+        else:
+            image, kernels = given.image, kernel_index(given.kernels)
         if not _looks_like_image(image):
             raise HipError(200, "not a cubin, fatbin or PTX image")
         self._use(device)
-        handle = self._get(self._cu.cuModuleLoadData(image))
-        key = int(handle)
-        with self._lock:
-            self._modules[key] = _Module(device, handle, binary if isinstance(binary, Binary) else None)
-        return key
+        return self._loaded(device, self._get(self._cu.cuModuleLoadData(image)), image, kernels)
 
-    def unload_module(self, device, module) -> None:
-        self._use(device)
-        with self._lock:
-            loaded = self._modules.pop(module, None)
-        if loaded is None:
-            raise HipError(400, "module not loaded")
-        self._check(self._cu.cuModuleUnload(loaded.handle))
-
-    def _module(self, module: int) -> _Module:
-        loaded = self._modules.get(module)
-        if loaded is None:
-            raise HipError(400, "module not loaded")
-        return loaded
+    def _unload(self, handle) -> None:
+        self._check(self._cu.cuModuleUnload(handle))
 
     def get_function(self, device, module, name) -> FunctionInfo:
         self._use(device)
         loaded = self._module(module)
-        entry = loaded.by_lookup.get(name) or loaded.by_symbol.get(name)
+        entry = loaded.kernels.get(name)
         symbol = entry.symbol if entry else name
         err, function = self._cu.cuModuleGetFunction(loaded.handle, symbol.encode())
         if err:
             raise HipError(_NOT_FOUND, f"no kernel {name!r} in the module")
         params = entry.params if entry else self._param_info(function)
         registers = self._function_attribute(function, "NUM_REGS")
-        size = 0
-        for p in params:
-            size += -size % max(p.align, 1) + p.size
         return FunctionInfo(
             handle=int(function),
             name=name,
@@ -497,7 +465,7 @@ class NvidiaPlatform(Platform):
             static_shared_bytes=self._function_attribute(function, "SHARED_SIZE_BYTES"),
             max_threads_per_block=self._function_attribute(function, "MAX_THREADS_PER_BLOCK"),
             detail=f"{self.target(device).arch}, {registers} registers",
-            native=(function, _ParamSize(size)),
+            native=(function, LaunchArguments(params, _CU_LAUNCH_PARAMS)),
         )
 
     def _function_attribute(self, function, name: str) -> int:
@@ -517,14 +485,9 @@ class NvidiaPlatform(Platform):
             align = next(a for a in (8, 4, 2, 1) if size % a == 0)
             params.append(Param(size, align, PARAM_POINTER if size == 8 else PARAM_OTHER))
 
-    def get_global(self, device, module, name) -> tuple[int, int]:
-        self._use(device)
-        loaded = self._module(module)
-        for symbol in (name, _mangled(name)):
-            err, ptr, size = self._cu.cuModuleGetGlobal(loaded.handle, symbol.encode())
-            if not err:
-                return int(ptr), int(size)
-        raise HipError(_NOT_FOUND, f"no __device__ or __constant__ variable {name!r} in the module")
+    def _global(self, handle, symbol: str) -> tuple[int, int] | None:
+        err, ptr, size = self._cu.cuModuleGetGlobal(handle, symbol.encode())
+        return None if err else (int(ptr), int(size))
 
     def set_max_dynamic_shared(self, device, function, nbytes) -> None:
         self._use(device)
@@ -535,20 +498,10 @@ class NvidiaPlatform(Platform):
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:
             self._use(device)
-        cu_function, size = function.native
+        cu_function, arguments = function.native
         gx, gy, gz = grid  # a flat call: unpacking with * in the call costs more here
         bx, by, bz = block
-        if args:
-            extra = _EXTRA.pack(
-                _CU_LAUNCH_PARAM_BUFFER_POINTER,
-                id(args) + _BYTES_DATA,
-                _CU_LAUNCH_PARAM_BUFFER_SIZE,
-                size.address,
-                0,
-            )
-            extra_address = id(extra) + _BYTES_DATA
-        else:
-            extra_address = 0
+        extra, extra_address = arguments.extra(args) if args else (None, 0)  # held during the call
         (err,) = self._cu.cuLaunchKernel(
             cu_function, gx, gy, gz, bx, by, bz, shared_mem, stream, None, extra_address
         )
@@ -556,6 +509,8 @@ class NvidiaPlatform(Platform):
             (err,) = self._cu.cuStreamSynchronize(stream)
             if err:
                 raise self._error(err, f"kernel {function.name}")
+        if not err and self._activity is not None:
+            self._activity.enqueued(device, stream, _activity.KERNEL, (grid, block))
         if err:
             code = hip_code(int(err))
             # A launch the configuration makes impossible: HIP's hipErrorInvalidConfiguration.
@@ -569,11 +524,3 @@ class NvidiaPlatform(Platform):
 def _looks_like_image(image: bytes) -> bool:
     """A cubin (ELF), a fatbin, or PTX text: what cuModuleLoadData takes."""
     return image[:4] == b"\x7fELF" or image[:4] == b"\x50\xed\x55\xba" or b".version" in image[:4096]
-
-
-def _mangled(name: str) -> str:
-    """The Itanium-ABI name of a variable ``ns::inner::name`` (NVCC's mangling)."""
-    parts = name.split("::")
-    if len(parts) < 2:
-        return name
-    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"

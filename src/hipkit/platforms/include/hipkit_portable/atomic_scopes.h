@@ -1,5 +1,5 @@
 // hipkit: HIP's scoped atomics (_system, _block) and (un)safeAtomic* as aliases of the plain calls.
-// Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
+// Plain C++ on HIP's own device API, shared by the CPU, NVIDIA and AMD platforms'
 // device headers, which define __HK_FN and __HK_INLINE and include this.
 #pragma once
 

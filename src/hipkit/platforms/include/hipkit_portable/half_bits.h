@@ -1,20 +1,10 @@
-// hipkit: __half's short names, HIPRT_*_FP16 constants, bit casts and moves.
-// Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
-// device headers, which define __HK_FN and __HK_INLINE and include this.
+// hipkit: __half's bit casts and moves, with its short names and constants
+// (half_names.h).  Plain C++ on HIP's own device API, shared by the CPU and
+// NVIDIA platforms' device headers, which define __HK_FN and __HK_INLINE and
+// include this; HIP on AMD has these functions itself.
 #pragma once
 
-#ifndef HIP_NO_HALF
-typedef __half half;
-typedef __half2 half2;
-#endif
-
-#define HIPRT_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
-#define HIPRT_MAX_NORMAL_FP16 __ushort_as_half((unsigned short)0x7BFFU)
-#define HIPRT_MIN_DENORM_FP16 __ushort_as_half((unsigned short)0x0001U)
-#define HIPRT_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
-#define HIPRT_NEG_ZERO_FP16 __ushort_as_half((unsigned short)0x8000U)
-#define HIPRT_ONE_FP16 __ushort_as_half((unsigned short)0x3C00U)
-#define HIPRT_ZERO_FP16 __ushort_as_half((unsigned short)0x0000U)
+#include "hipkit_portable/half_names.h"
 
 // ---- Bit casts and moves ---------------------------------------------------
 

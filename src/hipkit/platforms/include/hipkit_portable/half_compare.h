@@ -1,6 +1,7 @@
-// hipkit: __half comparisons, NaN tests, max and min.
+// hipkit: __half comparisons, NaN tests, max and min (half_minmax.h).
 // Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
-// device headers, which define __HK_FN and __HK_INLINE and include this.
+// device headers, which define __HK_FN and __HK_INLINE and include this;
+// HIP on AMD has all but max and min itself.
 #pragma once
 
 // ---- Comparisons -----------------------------------------------------------
@@ -45,30 +46,4 @@ __HK_FN __half2 __hisinf2(__half2 a) {
                  __half_raw{static_cast<unsigned short>(__hisinf(a.y) ? 0x3c00 : 0)});
 }
 
-// fmax/fmin semantics (a NaN operand is ignored); the _nan forms propagate it.
-__HK_FN __half __hmax(__half a, __half b) {
-  const float x = float(a), y = float(b);
-  return x > y || y != y ? a : b;
-}
-__HK_FN __half __hmin(__half a, __half b) {
-  const float x = float(a), y = float(b);
-  return x < y || y != y ? a : b;
-}
-__HK_FN __half __hmax_nan(__half a, __half b) {
-  return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b);
-}
-__HK_FN __half __hmin_nan(__half a, __half b) {
-  return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b);
-}
-__HK_FN __half2 __hmax2(__half2 a, __half2 b) {
-  return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y));
-}
-__HK_FN __half2 __hmin2(__half2 a, __half2 b) {
-  return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y));
-}
-__HK_FN __half2 __hmax2_nan(__half2 a, __half2 b) {
-  return __half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y));
-}
-__HK_FN __half2 __hmin2_nan(__half2 a, __half2 b) {
-  return __half2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y));
-}
+#include "hipkit_portable/half_minmax.h"

@@ -1,5 +1,5 @@
 // hipkit: HIP's hipThreadIdx_x & co., the older spellings of threadIdx.x & co.
-// Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
+// Plain C++ on HIP's own device API, shared by the CPU, NVIDIA and AMD platforms'
 // device headers, which define __HK_FN and __HK_INLINE and include this.
 #pragma once
 

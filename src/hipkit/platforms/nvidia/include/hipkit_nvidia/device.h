@@ -40,11 +40,11 @@ static constexpr int __hk_warp_size = 32;
 #define __HK_FN template <class = void> __HK_INLINE
 
 #include "libc.h"
-#include "traits.h"
+#include "hipkit_portable/traits.h"
 #include "vector_types.h"
 #include "half.h"
 #include "intrinsics.h"
 #include "atomics.h"
 #include "warp.h"
-#include "params.h"
+#include "hipkit_portable/kernel_params.h"
 #include "device_assert.h"

@@ -6,6 +6,8 @@
 // that only some lanes take wait for the others: a deadlock.)  __ballot
 // returns 64 bits, as HIP's; __any, __all and __ballot are macros because
 // CUDA declares deprecated functions of those names with other types.
+// (The AMD platform's warp.h goes the other way, as HIP on AMD has the
+// mask-free forms, and the _sync ones only from ROCm 6.2.)
 #pragma once
 
 // CUDA has the _sync forms for the integer types, float and double; these

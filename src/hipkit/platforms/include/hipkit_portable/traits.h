@@ -1,5 +1,7 @@
-// hipkit NVIDIA platform: the few type traits the other parts need (part of
-// device.h); NVRTC has no <type_traits>.
+// hipkit: the few type traits the GPU platforms' device headers need, in
+// namespace __hk: NVRTC and hiprtc have no <type_traits> (and NVRTC none of
+// clang's built-in traits, __is_integral & co.).  Shared by the NVIDIA and
+// AMD platforms' device.h; the CPU platform's headers use <type_traits>.
 #pragma once
 
 namespace __hk {
