@@ -495,3 +495,22 @@ def test_default_platform_is_where_programs_run(monkeypatch):
     assert toolchains.select(hipkit.cc.parse_args(["a.hip"])).name == "nvidia"
     monkeypatch.setenv("HIPKIT_PLATFORM", "cpu")
     assert toolchains.default_platform() == "cpu"
+
+
+@needs_nvcc
+def test_host_code_changes_are_not_served_from_the_cache(tmp_path):
+    """nvcc -E shows the device side only: an edit to host code in the file must
+    still give a new object (the source's own bytes are in the key)."""
+    text = """
+    #include <hip/hip_runtime.h>
+    __global__ void k(int* p) { *p = 1; }
+    #ifndef __CUDA_ARCH__
+    int host_value() { return VALUE; }
+    #endif
+    """
+    objects = []
+    for value in (1, 2):
+        write(tmp_path, "unit.hip", text.replace("VALUE", str(value)))
+        build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-c", "unit.hip", "-o", "unit.o")
+        objects.append((tmp_path / "unit.o").read_bytes())
+    assert objects[0] != objects[1]

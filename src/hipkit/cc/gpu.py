@@ -3,8 +3,10 @@ hipcc) run once per source and once to link, with cached objects.
 
 A source is first preprocessed (one side of it: nvcc's ``-E`` gives the device
 side, hipcc's ``--cuda-host-only`` the host side), and its object is cached
-under the hash of that text, the flags and the compiler's identity, as the
-CPU's are: an unchanged file, headers included, is not compiled again.  The
+under the hash of that text, the source file's own bytes (the other side's code
+in it), the flags and the compiler's identity: an unchanged file is not compiled
+again.  A header that only the other side includes is not in the key: editing
+it alone needs the cache cleared (HIPKIT_CACHE_DIR).  The
 platform modules say how hipcc's options become their compiler's
 (:meth:`GpuToolchain.compile_flags`, :meth:`GpuToolchain.link_flags`).
 
@@ -98,7 +100,12 @@ class GpuToolchain(Toolchain):
             env,
             output=True,
         )
-        key = _cache.digest([self.name, self.identity(), self.target_note(options), "\0".join(flags), text])
+        # The preprocessed text is one side's; the source's own bytes cover the other side's
+        # code in the file itself (headers that only the other side includes are not covered).
+        own = Path(source).read_bytes()
+        parts: list[str | bytes] = [self.name, self.identity(), self.target_note(options), "\0".join(flags)]
+        parts += [text, own]
+        key = _cache.digest(parts)
 
         def build(tmp: Path) -> None:
             _, log = run_compiler(
