@@ -216,14 +216,17 @@ def test_a_known_program_traces_exactly(device, module, timestamps):
 
 
 def test_kernel_time_agrees_with_the_programs_own_events(device, module):
-    """The profiler's events are recorded inside the program's: its duration is
-    at most theirs, and close (on a GPU this compares with CUDA's own timing).
-    A kernel ahead keeps the device busy while the host queues the events and
-    the timed kernel, so that neither timing includes the host's queuing."""
+    """The kernel's time lies inside the program's own events around it: at most
+    theirs, and close (on a GPU this compares with CUDA's own timing).  A kernel
+    ahead keeps the device busy while the host queues the events and the timed
+    kernel, so that neither timing includes the host's queuing.  The lower bound
+    holds for the profiler's events; the platform's own record is the kernel
+    alone, which a GPU shared with other processes may start late within them."""
     spin = module.get_function("spin")
     out = hipkit.empty(64 * 4, np.float32)
     spin[4, 64](out, 1000)
     start, stop = hipkit.Event(), hipkit.Event()
+    timed = []
     with hipkit.profile() as p:
         for iterations in (200_000, 400_000):
             spin[4, 64](out, 300_000)
@@ -231,9 +234,11 @@ def test_kernel_time_agrees_with_the_programs_own_events(device, module):
             spin[4, 64](out, iterations)
             stop.record()
             stop.synchronize()
-            elapsed_ns = start.elapsed_time(stop) * 1e6
-            kernel = p.kernels[-1]
-            assert 0.9 * elapsed_ns - 20_000 <= kernel.duration_ns <= elapsed_ns + 2_000, (kernel, elapsed_ns)
+            timed.append((p.kernels[-1], start.elapsed_time(stop) * 1e6))
+    own_record = p.meta["device_timestamps"][device.platform.name]["source"] == "platform"
+    for kernel, elapsed_ns in timed:
+        assert kernel.duration_ns <= elapsed_ns + 2_000, (kernel, elapsed_ns)
+        assert own_record or 0.9 * elapsed_ns - 20_000 <= kernel.duration_ns, (kernel, elapsed_ns)
     first, second = p.kernels[1], p.kernels[3]
     assert second.duration_ns > 1.3 * first.duration_ns
 
