@@ -60,8 +60,9 @@ def count_program(tmp_path_factory) -> Path:
     ids=repr,
 )
 def test_program_and_python_see_the_same_devices(count_program, monkeypatch, env, visible):
-    """The values CUDA and ROCm read as device lists: the CPU (device 0) is there
-    for a program and for Python alike only if every variable set lists it first."""
+    """HIP_VISIBLE_DEVICES, read as CUDA and ROCm read a device list: the CPU
+    (device 0) is there for a program and for Python alike only if it is unset or
+    lists it first; the vendors' variables leave the CPU alone."""
     unset = dict.fromkeys(VARIABLES)
     done = subprocess.run(
         [str(count_program)], env=environment(**{**unset, **env}), capture_output=True, text=True, timeout=60
@@ -75,9 +76,10 @@ def test_program_and_python_see_the_same_devices(count_program, monkeypatch, env
     assert len(hipkit.devices("cpu")) == (1 if visible else 0)
     if visible:
         assert hipkit.Device(0, "cpu").properties.warpSize in (32, 64)
-    else:
-        with pytest.raises(hipkit.HipError):
+    else:  # as the program's hipSetDevice: hipErrorNoDevice
+        with pytest.raises(hipkit.HipError) as info:
             hipkit.Device(0, "cpu")
+        assert info.value.code == hipkit.hipError_t.hipErrorNoDevice
 
 
 RTC = r"""

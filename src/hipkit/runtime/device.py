@@ -37,6 +37,10 @@ class Device:
         hooks.platform_used(self.platform)
         visible = _visible(self.platform)
         if not 0 <= index < len(visible):
+            if not visible:  # as HIP: no device at all is hipErrorNoDevice, a wrong index InvalidDevice
+                raise HipError(
+                    100, f"{self.platform.name}: no device visible (HIP_VISIBLE_DEVICES hides them)"
+                )
             raise HipError(101, f"device {index} of {self.platform.name}: {len(visible)} device(s) visible")
         self.index = index
         self._native = visible[index]
