@@ -95,15 +95,7 @@ def sizes(rng) -> tuple[int, int]:
 # ---------------------------------------------------------------- CPU programs
 
 
-def test_a_programs_trace_is_what_it_did(traced_on, tmp_path, rng, request):
-    if traced_on[0] == "nvidia":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="NVIDIA programs: CUPTI's API callbacks record no HIP call on the H200 yet "
-                "(kernels, copies and roctx are traced)",
-            )
-        )
+def test_a_programs_trace_is_what_it_did(traced_on, tmp_path, rng):
     platform, traced = traced_on
     n, launches = sizes(rng)
     options = ("--stats", "-d", "out", "-o", "run", "-f", "csv", "json")

@@ -283,9 +283,17 @@ void release_held(ThreadState& t) {
   t.held_name = nullptr;
 }
 
+// The CUDA runtime's own lazy loading of kernels (cuLibrary*, cuKernel*), which
+// it does outside the program's calls: not calls of the program.
+bool runtime_internal(const char* name) {
+  return strncmp(name, "cuLibrary", 9) == 0 || strncmp(name, "cuKernel", 8) == 0;
+}
+
 void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   ThreadState& t = state();
   if (t.internal) return;
+  if (t.depth == 0 && domain == CUPTI_CB_DOMAIN_DRIVER_API && runtime_internal(data->functionName))
+    return;  // its exit, at depth 0 too, is passed over below
   if (t.bootstrap) {
     // The call that initialized CUDA began before this library was loaded.
     // If the program called cuInit itself, the first driver call to end here
@@ -306,7 +314,10 @@ void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_Call
       }
       return;
     }
-    if (t.depth == 1 && domain == CUPTI_CB_DOMAIN_RUNTIME_API && t.held_name != nullptr) {
+    // A runtime call beginning: runtime calls do not nest, so the initializing
+    // call has returned (whether or not its exit was reported to us).
+    if (t.depth == 1 && domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+        data->callbackSite == CUPTI_API_ENTER) {
       release_held(t);
       t.bootstrap = false;
       t.depth = 0;
