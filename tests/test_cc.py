@@ -70,6 +70,22 @@ def test_seed_program_builds_and_runs(tmp_path):
 
 # ---------------------------------------------------------------- what programs use
 
+# A test program's arrays from and to raw files (numpy's tofile/fromfile).
+FILES = r"""template <class T>
+std::vector<T> load(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  std::vector<T> v(f.tellg() / sizeof(T));
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(v.data()), v.size() * sizeof(T));
+  return v;
+}
+
+template <class T>
+void save(const std::string& path, const std::vector<T>& v) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+"""
+
 FEATURES = r"""
 #include <hip/hip_runtime.h>
 
@@ -152,20 +168,7 @@ __global__ void scale(float* x, float a, int n) {
 
 __global__ void __launch_bounds__(128) bounded(int* p) { p[threadIdx.x] = threadIdx.x; }
 
-template <class T>
-std::vector<T> load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  std::vector<T> v(f.tellg() / sizeof(T));
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(v.data()), v.size() * sizeof(T));
-  return v;
-}
-
-template <class T>
-void save(const std::string& path, const std::vector<T>& v) {
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
+@FILES@
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   const std::string dir = argv[1];
@@ -308,7 +311,20 @@ int main(int argc, char** argv) {
   fclose(report);
   return 0;
 }
-"""
+""".replace("@FILES@", FILES)
+
+
+def feature_inputs(tmp_path: Path, rng) -> tuple[Path, tuple[np.ndarray, ...]]:
+    """FEATURES' input files, fresh: the directory and (x, bytes, ints, coefficients)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    x = rng.standard_normal(10_007).astype(np.float32)
+    data_bytes = rng.integers(0, 256, 50_000, dtype=np.uint8)
+    ints = rng.integers(-1000, 1000, 4096, dtype=np.int32)
+    c = rng.standard_normal(4).astype(np.float32)
+    for name, array in (("x.f32", x), ("bytes.u8", data_bytes), ("ints.i32", ints), ("coeffs.f32", c)):
+        array.tofile(data / name)
+    return data, (x, data_bytes, ints, c)
 
 
 def test_program_features_match_numpy(tmp_path, rng):
@@ -319,14 +335,7 @@ def test_program_features_match_numpy(tmp_path, rng):
     Python API's."""
     write(tmp_path, "features.hip", FEATURES)
     build(tmp_path, "-O2", "-o", "features", "features.hip")
-    data = tmp_path / "data"
-    data.mkdir()
-    x = rng.standard_normal(10_007).astype(np.float32)
-    data_bytes = rng.integers(0, 256, 50_000, dtype=np.uint8)
-    ints = rng.integers(-1000, 1000, 4096, dtype=np.int32)
-    c = rng.standard_normal(4).astype(np.float32)
-    for name, array in (("x.f32", x), ("bytes.u8", data_bytes), ("ints.i32", ints), ("coeffs.f32", c)):
-        array.tofile(data / name)
+    data, (x, data_bytes, ints, c) = feature_inputs(tmp_path, rng)
     done = subprocess.run(
         [str(tmp_path / "features"), str(data)], capture_output=True, text=True, timeout=120
     )

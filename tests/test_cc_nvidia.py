@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gpu_helpers import DIALECT
-from test_cc import FEATURES, REPO, build, hipkit_command, write
+from test_cc import FEATURES, REPO, build, feature_inputs, hipkit_command, write
 
 import hipkit
 import hipkit.cc
@@ -349,14 +349,7 @@ def test_program_features_on_gpu(tmp_path, rng):
     write(tmp_path, "features.hip", FEATURES)
     build(tmp_path, "--platform", "nvidia", "-O2", "-o", "features", "features.hip")
     needs_gpu()
-    data = tmp_path / "data"
-    data.mkdir()
-    x = rng.standard_normal(10_007).astype(np.float32)
-    data_bytes = rng.integers(0, 256, 50_000, dtype=np.uint8)
-    ints = rng.integers(-1000, 1000, 4096, dtype=np.int32)
-    c = rng.standard_normal(4).astype(np.float32)
-    for name, array in (("x.f32", x), ("bytes.u8", data_bytes), ("ints.i32", ints), ("coeffs.f32", c)):
-        array.tofile(data / name)
+    data, (x, data_bytes, ints, c) = feature_inputs(tmp_path, rng)
     done = run(tmp_path / "features", str(data))
     assert done.returncode == 0, done.stderr
     report = dict(line.split("=", 1) for line in (data / "report.txt").read_text().splitlines())

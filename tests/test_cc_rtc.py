@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cc import build, write
+from test_cc import FILES, build, write
 from test_cc_nvidia import HEADERS, NVCC_MISSING, needs_nvcc, no_gpu_reason
 from test_cli import environment
 
@@ -92,20 +92,7 @@ static const char* kIncludeNames[] = {"real.h"};
 // Code written for AMD and NVIDIA alike may name an AMD target: it means nothing here.
 static const char* kOptions[] = {"-DUNUSED=1", "--offload-arch=gfx90a"};
 
-template <class T>
-std::vector<T> load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  std::vector<T> v(f.tellg() / sizeof(T));
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(v.data()), v.size() * sizeof(T));
-  return v;
-}
-
-template <class T>
-void save(const std::string& path, const std::vector<T>& v) {
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
+@FILES@
 // The program compiled, and what hiprtc says of it.
 static hiprtcResult compile(hiprtcProgram* prog, int num_options, const char** options) {
   hiprtcResult r = hiprtcCreateProgram(prog, kSource, "kernels.hip", 1, kHeaders, kIncludeNames);
@@ -322,7 +309,7 @@ int main(int argc, char** argv) {
   if (mode == "all" && argc == 4) return all(argv[2], std::strtof(argv[3], nullptr));
   return 2;
 }
-""".replace("@KERNELS@", KERNELS)
+""".replace("@KERNELS@", KERNELS).replace("@FILES@", FILES)
 
 # What hiprtc and the module API answer on every platform (hiprtcResult and hipError_t values).
 COMMON = {
