@@ -164,7 +164,7 @@ def test_a_full_buffer_drops_and_counts_and_the_platform_says_so(cpu, caplog):
                 x.fill(1)
             cpu.synchronize()
             with caplog.at_level(logging.WARNING, logger="hipkit"):
-                records = platform.activity_read()
+                records = platform.activity_read().work
             dropped = lib.hk_activity_dropped()
         finally:
             platform.activity_stop()
@@ -187,11 +187,12 @@ def test_turning_activity_off_or_on_again_drops_what_was_not_read(cpu, module, r
     assert len(read(runtime)) == 0
 
 
-def test_work_a_fault_dropped_has_no_record(cpu, module, runtime):
+def test_work_a_fault_dropped_has_a_record_that_it_never_ran(cpu, module, runtime):
     spin_for, store_one, empty = (module.get_function(n) for n in ("spin_for", "store_one", "empty"))
     when = hipkit.zeros(2, np.int64)
     read(runtime)  # the memset's
     try:
+        before = time.perf_counter_ns()
         spin_for[1, 1](100_000_000, when)  # keeps the launches behind it queued
         store_one[1, 1](8)  # an illegal address
         for _ in range(3):
@@ -201,7 +202,54 @@ def test_work_a_fault_dropped_has_no_record(cpu, module, runtime):
         records = read(runtime)
     finally:
         cpu.reset()
-    assert [name_of(r) for r in records] == ["spin_for", "store_one"]  # the empties never ran
+    assert [name_of(r) for r in records] == ["spin_for", "store_one", "empty", "empty", "empty"]
+    assert list(records["status"]) == [0, 0, 1, 1, 1]  # HK_ACTIVITY_RAN, then _NEVER_RAN
+    never_ran = records[2:]
+    assert (never_ran["start_ns"] == 0).all() and (never_ran["end_ns"] == 0).all()
+    assert (before <= records["call_ns"]).all() and (records["call_ns"] <= records["enqueue_ns"]).all()
+
+
+def test_a_refused_launch_has_a_record_with_its_error(cpu, module, runtime):
+    empty = module.get_function("empty")
+    before = time.perf_counter_ns()
+    with pytest.raises(HipError) as refused:
+        empty[1, 2048]()
+    (record,) = read(runtime)
+    assert (name_of(record), record["status"], record["error"]) == ("empty", 2, refused.value.code)
+    assert list(record["block"]) == [2048, 1, 1] and record["thread_id"] == threading.get_native_id()
+    assert before <= record["call_ns"] <= record["enqueue_ns"] and record["start_ns"] == 0
+
+
+def test_a_launch_asks_for_a_read_once_enough_records_wait(cpu, module, runtime):
+    """hk_activity_notify: the launch that finds that many records waiting answers
+    HK_ACTIVITY_READ_SOON (having launched), and no other until a read."""
+    empty = module.get_function("empty")
+    answers = []
+    runtime.hk_activity_notify(4)
+    try:
+        for _ in range(8):
+            answers.append(
+                runtime.hkrt_launch_packed(
+                    empty.info.handle,
+                    (ctypes.c_uint32 * 3)(1, 1, 1),
+                    (ctypes.c_uint32 * 3)(1, 1, 1),
+                    0,
+                    None,
+                    b"",
+                    0,
+                )
+            )
+            cpu.synchronize()
+        waiting = runtime.hk_activity_waiting()
+        records = read(runtime)
+        after_read = runtime.hkrt_launch_packed(
+            empty.info.handle, (ctypes.c_uint32 * 3)(1, 1, 1), (ctypes.c_uint32 * 3)(1, 1, 1), 0, None, b"", 0
+        )
+    finally:
+        runtime.hk_activity_notify(0)
+    # 4 records wait at the fifth launch, or at the fourth if its own kernel ran before it returned
+    assert answers in ([0, 0, 0, 0, 0x48500001, 0, 0, 0], [0, 0, 0, 0x48500001, 0, 0, 0, 0])
+    assert waiting == len(records) == 8 and after_read == 0
 
 
 # ------------------------------------------------------------------ accuracy
@@ -277,8 +325,9 @@ def test_match_claims_each_record_for_the_call_that_enqueued_it():
 
 def test_records_the_trace_did_not_ask_for_are_not_strays(cpu, module):
     """A kernel the filters leave out and copies with the copy domain off still
-    have records: each is claimed by its call, none counted as unmatched; work
-    enqueued behind the tracer's back (the platform's own method) is."""
+    have records: each is claimed by its call, none counted as unmatched; a copy
+    enqueued behind the tracer's back (the platform's own method) is.  A launch
+    is described by its record: the tracer sees it even there."""
     empty, scale = module.get_function("empty"), module.get_function("scale<float>")
     x = hipkit.zeros(64, np.float32)
     platform = cpu.platform
@@ -286,8 +335,11 @@ def test_records_the_trace_did_not_ask_for_are_not_strays(cpu, module):
         empty[1, 1]()
         scale[1, 64](x, np.float32(2))
         x.get()
-        type(platform).launch(platform, 0, empty.info, (1, 1, 1), (1, 1, 1), 0, 0, b"")
-    assert [k.name for k in p.kernels] == ["scale<float>"] and p.copies == []
+        type(platform).memset(platform, 0, x.ptr, 0, 4, 1, 0, False)
+        type(platform).launch(
+            platform, 0, scale.info, (1, 1, 1), (1, 1, 1), 0, 0, x.ptr.to_bytes(8, "little") + b"\0\0\0\x40"
+        )
+    assert [k.name for k in p.kernels] == ["scale<float>"] * 2 and p.copies == []
     assert p.meta["device_timestamps"]["cpu"]["unmatched_records"] == 1
 
 
@@ -314,10 +366,10 @@ def test_work_dropped_by_a_fault_keeps_its_host_times(cpu, module):
     assert p.meta["device_timestamps"]["cpu"]["host_times"] == 3
 
 
-def test_entries_wait_for_work_still_running_without_rereading_each_launch(cpu, module, monkeypatch):
-    """Launches queued behind a long kernel: their entries stay pending through
+def test_entries_wait_for_work_still_running_without_rereading_each_call(cpu, module, monkeypatch):
+    """Memsets queued behind a long kernel: their entries stay pending through
     reads that find no record, the next read comes a batch later (not at every
-    launch), and past the most allowed the tracer waits for the device."""
+    call), and past the most allowed the tracer waits for the device."""
     monkeypatch.setattr(_activity, "PENDING_HIGH", 20)
     monkeypatch.setattr(_activity, "PENDING_MAX", 60)
     drains = []
@@ -328,16 +380,18 @@ def test_entries_wait_for_work_still_running_without_rereading_each_launch(cpu, 
         drain(self, **options)
 
     monkeypatch.setattr(_activity.Activity, "drain", counted)
-    spin_for, empty = module.get_function("spin_for"), module.get_function("empty")
+    spin_for = module.get_function("spin_for")
     when = hipkit.zeros(2, np.int64)
+    stream = hipkit.Stream()
     with cpu, hipkit.profile(hip_trace=False) as p:
-        spin_for[1, 1](200_000_000, when)
+        spin_for[1, 1, 0, stream](200_000_000, when)
         for _ in range(100):
-            empty[1, 1]()
+            hipkit.hip.hipMemsetAsync(when, 0, 8, stream)
             (activity,) = [t for t in p._tracer._timings() if t.platform is cpu.platform]
             assert len(activity.pending) <= 61
     assert drains[:4] == [{}, {}, {}, {"wait": True}]  # at 21, 42 and 61 entries; waiting at 61
-    assert len(p.kernels) == 101 and p.meta["device_timestamps"]["cpu"]["host_times"] == 0
+    assert len(p.kernels) == 1 and len(p.copies) == 100
+    assert p.meta["device_timestamps"]["cpu"]["host_times"] == 0
 
 
 def test_an_unload_by_the_garbage_collector_is_no_api_call(cpu):
@@ -370,10 +424,14 @@ def test_a_platform_whose_timestamps_fail_falls_back(cpu, module, monkeypatch, c
     assert "events will" in caplog.text and p.meta["device_timestamps"]["cpu"]["source"] == "events"
     assert len(p.kernels) == 1
     caplog.clear()
+    x = hipkit.zeros(4, np.float32)
     with monkeypatch.context() as patch, caplog.at_level(logging.WARNING, logger="hipkit"):
         patch.setattr(platform, "activity_read", fails)
         with cpu, hipkit.profile(hip_trace=False) as p:
-            empty[1, 1]()
+            x.fill(1)
+            x.fill(2)
             empty[1, 1]()
     assert "records could not be read" in caplog.text and "2 record(s) of cpu have host times" in caplog.text
-    assert len(p.kernels) == 2 and p.meta["device_timestamps"]["cpu"]["host_times"] == 2
+    assert len(p.copies) == 2 and p.meta["device_timestamps"]["cpu"]["host_times"] == 2
+    # a launch has no entry of the tracer's own: its record is all there is
+    assert "launches since the last read are missing" in caplog.text and p.kernels == []

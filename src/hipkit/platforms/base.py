@@ -12,9 +12,10 @@ stream.  Every method raises :class:`hipkit.HipError` on failure.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 # The device-library headers every platform shares (include/hipkit_portable):
 # plain C++ over HIP's device API, included by each platform's own headers.
@@ -275,20 +276,50 @@ class Platform(ABC):
     def activity_start(self) -> bool:
         """Start stamping this process's device work (launches, copies, memsets) with the
         platform's own start/end times, on the host's clock (time.perf_counter_ns, i.e.
-        CLOCK_MONOTONIC).  False (the default): the platform cannot; the tracer falls back
-        to timing events."""
+        CLOCK_MONOTONIC), and describing each launch call in full (ActivityBatch.launches):
+        the profiler then leaves launch() alone, so tracing adds nothing to its path.  False
+        (the default): the platform cannot; the tracer falls back to timing events."""
         return False
 
-    def activity_read(self) -> list[tuple]:
-        """Records of the device work that finished since the last read, as tuples
-        (thread_id, enqueue_ns, start_ns, end_ns): thread_id is the native id
-        (threading.get_native_id()) of the thread that enqueued the work and enqueue_ns
-        when it did (inside the platform call that enqueued it).  Callers synchronize
-        the devices first when they need everything."""
-        return []
+    def activity_read(self) -> ActivityBatch:
+        """The records of the device work that finished since the last read.  Callers
+        synchronize the devices first when they need everything."""
+        return ActivityBatch([], [])
+
+    def activity_correlate(self, correlation_id: int) -> None:  # noqa: B027 - a default: no ids
+        """The launches this thread makes from now on carry ``correlation_id`` (0: none),
+        the id of the API call making them."""
+
+    def activity_notify(self, waiting: int, read: Callable[[], None]) -> None:  # noqa: B027
+        """Have ``read`` called (on a launching thread or one of the platform's own) once
+        ``waiting`` records wait unread, and again only after a read: a reader that is
+        told keeps memory bounded without any work on the launch path."""
 
     def activity_stop(self) -> None:  # noqa: B027 - a default: nothing was started
         """Stop stamping (records not yet read are dropped)."""
+
+
+class ActivityBatch(NamedTuple):
+    """What :meth:`Platform.activity_read` gives.
+
+    ``work``: tuples (thread_id, enqueue_ns, start_ns, end_ns), one per copy or
+    memset that ran: thread_id is the native id (threading.get_native_id()) of the
+    thread that enqueued it, enqueue_ns when it did (inside the platform call that
+    enqueued it); the profiler matches them to its own entries of those calls.
+
+    ``launches``: tuples (thread_id, call_ns,
+    return_ns, start_ns, end_ns, device, stream, name, grid, block, dynamic_shared,
+    static_shared, status, error, correlation_id), one per launch call: call_ns
+    when it entered the platform, return_ns when it had enqueued the kernel (or
+    gave up); name as the launch's FunctionInfo.name; status LAUNCH_RAN,
+    LAUNCH_NEVER_RAN (start_ns and end_ns 0: dropped by a sticky error or a reset)
+    or LAUNCH_REFUSED (the call failed with the HIP error code ``error``)."""
+
+    work: list[tuple]
+    launches: list[tuple]
+
+
+LAUNCH_RAN, LAUNCH_NEVER_RAN, LAUNCH_REFUSED = 0, 1, 2
 
 
 class PlatformUnavailable(Exception):

@@ -1,16 +1,22 @@
 """Device time for the tracer from the platform's own timestamps.
 
 Where a platform stamps its device work itself (``Platform.activity_start``:
-the CPU runtime in C++, CUPTI on NVIDIA), the tracer's hot path only notes each
-launch, copy or memset call as a *pending* entry: its thread, the host times
-around the call, its correlation id and payload.  Entries are resolved when
-many wait, when a device is reset, when the profile is read and when it ends:
-the platform's records are read and each is matched to the entry of its thread
-whose host interval contains the record's enqueue time (the work is enqueued
-inside the call).  An entry with several records spans the first start to the
-last end; an entry that never gets one (work that never ran: a sticky error, a
-reset) keeps the host times of its call.  Records that match no entry are
-counted (``unmatched``) and reported in the profile's meta rows.
+the CPU runtime in C++, CUPTI on NVIDIA), it also describes each launch call in
+its records, so the tracer leaves its launch method alone: each launch record
+becomes the kernel's row and, unless a HIP-named call made it (whose id the
+platform was given, ``activity_correlate``), the API row of its call.  The
+platform asks for a read when many records wait (``activity_notify``), so memory
+stays bounded without any work on the launch path.
+
+Copies and memsets are noted by the tracer as *pending* entries: their thread,
+the host times around the call, its correlation id and payload.  Entries are
+resolved when many wait, when a device is reset, when the profile is read and
+when it ends: the platform's records are read and each is matched to the entry
+of its thread whose host interval contains the record's enqueue time (the work
+is enqueued inside the call).  An entry with several records spans the first
+start to the last end; an entry that never gets one (work that never ran: a
+sticky error, a reset) keeps the host times of its call.  Records that match no
+entry are counted (``unmatched``) and reported in the profile's meta rows.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import contextlib
 import gc
 import itertools
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
@@ -27,11 +34,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._errors import HipError
-from ..platforms.base import Platform
+from ..platforms.base import LAUNCH_NEVER_RAN, ActivityBatch, Platform
 from ._clock import add_device, copy_fields
 
 if TYPE_CHECKING:
     from ._spool import Spool
+    from ._tracer import Domains
 
 log = logging.getLogger("hipkit")
 
@@ -44,12 +52,12 @@ PENDING_MAX = 65536
 
 # A pending entry is a tuple (cheap to make on the hot path):
 #   (domain, device, stream, thread id, host start, host end, correlation id, *payload)
-# domain "kernel": payload (name, grid, block, dynamic shared bytes, static shared bytes)
-#        "copy":   payload (the platform method, its arguments)
-#        None:     work the trace leaves out (a filtered kernel, a domain turned off),
-#                  noted so that its records are not taken for unmatched ones
+# domain "copy": payload (the platform method, its arguments)
+#        None:   work the trace leaves out (the copy domain turned off), noted so
+#                that its records are not taken for unmatched ones
 DEVICE, STREAM, THREAD, HOST_START, HOST_END = 1, 2, 3, 4, 5
 _HOST_SPAN = itemgetter(THREAD, HOST_START, HOST_END)
+_CALL_NS = itemgetter(1)  # of a launch record (ActivityBatch.launches)
 _FIRST, _LAST = np.iinfo(np.int64).max, np.iinfo(np.int64).min  # a span before any record
 
 Span = tuple[int, int]
@@ -134,6 +142,59 @@ class Activity:
         self._lock = threading.RLock()
         self.untimed = 0  # entries given host times: no record came
         self.unmatched = 0  # records no entry claimed
+        self._launches: Callable[[list[tuple]], None] | None = None  # describe_launches
+
+    def describe_launches(
+        self, domains: Domains, ids: itertools.count, note_thread: Callable[[int], None]
+    ) -> None:
+        """The platform describes each launch call: its records become rows here,
+        ``ids`` numbering the calls no HIP-named call made."""
+        api_rows = self.spool.rows["launch_api"] if domains.api else None
+        kernels = self.spool.rows["kernel"]
+        kept: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
+
+        def launched(launches: list[tuple]) -> None:
+            # A loop over local names: it runs for every kernel.
+            launches.sort(key=_CALL_NS)  # finished out of order across streams: shown as called
+            for tid in {launch[0] for launch in launches}:
+                note_thread(tid)
+            devices = {native: self.device(native) for native in {launch[5] for launch in launches}}
+            streams, dispatch_ids = self._streams, self._dispatch_ids
+            for (
+                tid, call_ns, return_ns, start, end, native, handle, name, grid, block,
+                dynamic_shared, static_shared, status, _, cid,
+            ) in launches:  # fmt: skip
+                if not cid:
+                    cid = next(ids)
+                    if api_rows is not None:
+                        api_rows.append((cid, tid, "hipModuleLaunchKernel", call_ns, return_ns))
+                keep = kept.get(name)
+                if keep is None:
+                    keep = kept[name] = domains.kernel and domains.kernel_wanted(name)
+                if status or not keep:
+                    if status != LAUNCH_NEVER_RAN or not keep:  # refused: its API row is all
+                        continue
+                    start, end = call_ns, return_ns  # dropped by a sticky error or a reset
+                    self.untimed += 1
+                on_device = streams[native]
+                stream = on_device.get(handle)
+                if stream is None:
+                    stream = on_device[handle] = len(on_device)
+                kernels.append(
+                    (
+                        next(dispatch_ids), cid, tid, devices[native], stream, name, grid, block,
+                        dynamic_shared, static_shared, call_ns, start, end,
+                    )
+                )  # fmt: skip
+
+        self._launches = launched
+        pid = os.getpid()
+
+        def read_soon() -> None:
+            if os.getpid() == pid:  # not a forked child's: the records are the parent's
+                self.drain()
+
+        self.platform.activity_notify(self.high, read_soon)
 
     def device(self, native: int) -> str:
         """The device's name in the trace (noted there on first use)."""
@@ -168,8 +229,11 @@ class Activity:
                 self.device(native)
             if wait:
                 self._synchronize()
+            batch = self._read()
+            if self._launches is not None:
+                self._launches(batch.launches)
             early = self._early
-            records = early + self._read()
+            records = early + batch.work
             spans, later, stray = match(items, records)
             if final:
                 self.unmatched += len(later) + len(stray)
@@ -180,12 +244,15 @@ class Activity:
             pending[0:0] = self._resolve(items, spans, wait)
         self.spool.maybe_flush()
 
-    def _read(self) -> list[tuple]:
+    def _read(self) -> ActivityBatch:
         try:
             return self.platform.activity_read()
         except HipError as exc:  # what waits keeps the host times of its call
-            log.warning("profiler: %s activity records could not be read: %s", self.platform.name, exc)
-            return []
+            missing = "; launches since the last read are missing" if self._launches is not None else ""
+            log.warning(
+                "profiler: %s activity records could not be read%s: %s", self.platform.name, missing, exc
+            )
+            return ActivityBatch([], [])
 
     def _synchronize(self) -> None:
         synchronize = self._methods["synchronize"]
@@ -197,10 +264,8 @@ class Activity:
 
     def _resolve(self, items: list[tuple], spans: list[Span | None], wait: bool) -> list[tuple]:
         """Spool the rows of the entries with a span, and with ``wait`` of the
-        others too, with host times; returns the others otherwise.
-        (A loop over local names: it runs for every kernel.)"""
-        kernels, copies = self.spool.rows["kernel"], self.spool.rows["copy"]
-        devices, all_streams, dispatch_ids = self._devices, self._streams, self._dispatch_ids
+        others too, with host times; returns the others otherwise."""
+        copies, devices, all_streams = self.spool.rows["copy"], self._devices, self._streams
         kept = []
         for item, span in zip(items, spans, strict=True):
             domain, native, handle = item[0], item[DEVICE], item[STREAM]
@@ -219,18 +284,9 @@ class Activity:
             if stream is None:
                 stream = streams[handle] = len(streams)
             device = devices[native]
-            if domain == "kernel":
-                _, _, _, tid, host_start, _, cid, name, grid, block, shared, static = item
-                kernels.append(
-                    (
-                        next(dispatch_ids), cid, tid, device, stream, name, grid, block, shared, static,
-                        host_start, start, end,
-                    )
-                )  # fmt: skip
-            else:
-                _, _, _, tid, host_start, _, cid, method, args = item
-                fields = copy_fields(self.platform, method, args, device)
-                copies.append((cid, tid, device, stream, *fields, host_start, start, end))
+            _, _, _, tid, host_start, _, cid, method, args = item
+            fields = copy_fields(self.platform, method, args, device)
+            copies.append((cid, tid, device, stream, *fields, host_start, start, end))
         return kept
 
     def reset(self, reset: Callable[[], None]) -> None:

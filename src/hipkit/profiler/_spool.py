@@ -19,8 +19,10 @@ from typing import Any
 
 CHUNK_ROWS = 50_000
 
-# The domains, in the order their rows are kept.
-DOMAINS = ("kernel", "copy", "api", "marker", "alloc", "device", "thread", "meta")
+# The domains, in the order their rows are kept.  "launch_api": the API rows of
+# launches a platform described in its records (_activity.py), made when those
+# are read, so later than the calls around them: Trace merges them into "api".
+DOMAINS = ("kernel", "copy", "api", "launch_api", "marker", "alloc", "device", "thread", "meta")
 
 
 class Spool:

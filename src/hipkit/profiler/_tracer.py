@@ -1,13 +1,16 @@
 """The tracer: the tool the profiler installs at the runtime's hook point.
 
-Each runtime call of a platform (``runtime/hooks.py``) comes here.  Device work
-— launches, copies, memsets — is timed by the platform itself where it can
-(``_activity.py``: the hot path then only notes the call), else by timing events
-recorded around it (``_clock.py``); everything else on the host.  Rows go to a
+Each runtime call of a platform (``runtime/hooks.py``) comes here, but for the
+launches of a platform with timestamps of its own.  Device work — launches,
+copies, memsets — is timed by the platform itself where it can (``_activity.py``:
+its records describe each launch, whose path the tracer then leaves alone, and
+the hot path of a copy only notes the call), else by timing events recorded
+around it (``_clock.py``); everything else on the host.  Rows go to a
 :class:`~._spool.Spool`.
 
 Correlation: each HIP-named API call (``hipkit.hip``) gets an id, which the
-device work it causes carries; a Python API call that reaches the platform
+device work it causes carries (given to the platforms with timestamps of their
+own as it begins, ``Platform.activity_correlate``); a Python API call that reaches the platform
 directly (``kernel[g, b](...)``, ``array.get()``) is recorded as the HIP call it
 amounts to, with an id of its own.
 """
@@ -18,6 +21,7 @@ import itertools
 import logging
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -99,10 +103,10 @@ class _Local(threading.local):
     it first calls.  One object in one thread-local field: the hot path reads a
     thread-local field once, which costs more than reading the object's fields."""
 
-    def __init__(self, threads: list[tuple]):
+    def __init__(self, note_thread: Callable[[int, str], None]):
         tid = threading.get_native_id()
         self.thread = _Thread(tid)
-        threads.append((tid, threading.current_thread().name))
+        note_thread(tid, threading.current_thread().name)
 
 
 class Domains:
@@ -164,7 +168,13 @@ class Tracer:
         self.spool = spool
         self.domains = domains or Domains()
         self.ids = itertools.count(1)
-        self.local = _Local(spool.rows["thread"])
+        self._lock = threading.RLock()
+        self._threads: set[int] = set()  # the native ids of the threads in the trace
+        # Names of the threads alive at the start or started since (Tracer._thread_started):
+        # a thread that only launches on a platform describing launches makes no call here.
+        self._thread_names: dict[int, str] = {}
+        self._profile_before: Any = None  # threading's profile function for new threads, put back
+        self.local = _Local(self._note_thread)
         self.clocks: dict[tuple[int, int], DeviceClock] = {}  # (id(platform), native) -> its clock
         # id(platform) -> its own timestamps, or None where its devices' clocks time the work
         self.activities: dict[int, Activity | None] = {}
@@ -172,7 +182,32 @@ class Tracer:
         self._methods: dict[int, dict[str, Callable]] = {}  # id(platform) -> its own methods
         self._dispatch_ids = itertools.count(1)
         self._sizes: dict[int, int] = {}  # allocation sizes, for frees
-        self._lock = threading.RLock()
+        # Each platform's activity_correlate, where launches are not wrapped: a
+        # HIP-named call's id reaches the launches it makes through the platform.
+        self._correlate: tuple[Callable[[int], None], ...] = ()
+
+    def _note_thread(self, tid: int, name: str | None = None) -> None:
+        """A thread in the trace: its name noted once (found by its native id if not given)."""
+        if tid in self._threads:
+            return
+        with self._lock:
+            if tid in self._threads:
+                return
+            self._threads.add(tid)
+            if name is None:
+                name = self._thread_names.get(tid) or next(
+                    (t.name for t in threading.enumerate() if t.native_id == tid), f"thread {tid}"
+                )
+            self.spool.rows["thread"].append((tid, name))
+
+    def _thread_started(self, frame: Any, event: str, arg: Any) -> None:
+        """threading's profile function while tracing: a new thread's first event notes
+        its name, then gives the thread the profile function it would have had."""
+        self._thread_names[threading.get_native_id()] = threading.current_thread().name
+        before = self._profile_before
+        sys.setprofile(before)
+        if before is not None:
+            before(frame, event, arg)
 
     # ------------------------------------------------------------------ life
 
@@ -181,6 +216,9 @@ class Tracer:
         hooks.install(self)
         meta = [("pid", os.getpid()), ("started_ns", clock()), ("domains", self.domains.as_dict())]
         self.spool.rows["meta"] += meta
+        self._thread_names.update((t.native_id, t.name) for t in threading.enumerate() if t.native_id)
+        self._profile_before = threading.getprofile()
+        threading.setprofile(self._thread_started)
         active = self
 
     def stop(self) -> None:
@@ -190,6 +228,8 @@ class Tracer:
             active = None
         if hooks.installed() is self:  # not in a forked child, where it was left
             hooks.uninstall(self)
+        if threading.getprofile() == self._thread_started:
+            threading.setprofile(self._profile_before)
         try:
             for timing in self._timings():
                 timing.close()
@@ -258,11 +298,16 @@ class Tracer:
         if thread.cid:  # hipStreamCreate calling hipStreamCreateWithFlags: the outer one counts
             return fn(*args, **kwargs)
         cid = thread.cid = next(self.ids)
+        correlate = self._correlate
+        for platform_correlate in correlate:
+            platform_correlate(cid)
         start = clock()
         try:
             return fn(*args, **kwargs)
         finally:
             thread.cid = 0
+            for platform_correlate in correlate:
+                platform_correlate(0)
             self._api_row(cid, name, start)
             self.spool.maybe_flush()
 
@@ -274,7 +319,7 @@ class Tracer:
         activity = self.activities[id(platform)]
         if activity is not None and name in _DEVICE_WORK:
             if name == "launch":
-                return self._wrap_launch_activity(activity, original)
+                return None  # the platform's records describe each launch call (Activity.describe_launches)
             return self._wrap_copy_activity(activity, name, original)
         if name == "unload_module":
             return self._wrap_unload(original)
@@ -299,7 +344,10 @@ class Tracer:
             return None
         if not started:
             return None
-        return Activity(platform, self._methods[id(platform)], self.spool, self._dispatch_ids)
+        activity = Activity(platform, self._methods[id(platform)], self.spool, self._dispatch_ids)
+        activity.describe_launches(self.domains, self.ids, self._note_thread)
+        self._correlate += (platform.activity_correlate,)
+        return activity
 
     def _wrap_unload(self, original: Callable[..., Any]) -> Callable[..., Any] | None:
         """hipModuleUnload, unless a module's finalizer unloads it (the garbage
@@ -426,45 +474,6 @@ class Tracer:
             )  # fmt: skip
             if len(pending) > device_clock.high:
                 device_clock.overflow()
-
-        return launch
-
-    def _wrap_launch_activity(self, activity: Activity, original: Callable[..., Any]) -> Callable[..., Any]:
-        domains, local, ids = self.domains, self.local, self.ids
-        api_rows = self.spool.rows["api"] if domains.api else None
-        every = domains.kernel and domains.include is None and domains.exclude is None
-        wanted = _KernelFilter(domains)
-        pending = activity.pending
-
-        def launch(device, function, grid, block, shared_mem, stream, args):
-            # The hot path: the call noted, the platform times the work (_activity.py).
-            thread = local.thread
-            cid = thread.cid
-            start_ns = clock()
-            try:
-                original(device, function, grid, block, shared_mem, stream, args)
-            except BaseException:
-                if not cid:
-                    self._api_row(next(ids), "hipModuleLaunchKernel", start_ns)
-                raise
-            end_ns = clock()
-            tid = thread.tid
-            if not cid:
-                cid = next(ids)
-                if api_rows is not None:
-                    api_rows.append((cid, tid, "hipModuleLaunchKernel", start_ns, end_ns))
-            name = function.name
-            if every or wanted[name]:
-                pending.append(
-                    (
-                        "kernel", device, stream, tid, start_ns, end_ns, cid,
-                        name, grid, block, shared_mem, function.static_shared_bytes,
-                    )
-                )  # fmt: skip
-            else:  # left out: noted, so that its record is not taken for a stray one
-                pending.append((None, device, stream, tid, start_ns, end_ns, cid))
-            if len(pending) > activity.high:
-                activity.overflow()
 
         return launch
 
@@ -632,6 +641,7 @@ def _forked() -> None:
         tracer.spool.disown()
         tracer.clocks.clear()  # the devices' events are the parent's too
         tracer.activities.clear()
+        tracer._correlate = ()
 
 
 os.register_at_fork(after_in_child=_forked)

@@ -8,7 +8,9 @@ what a profiled program left, even one that crashed.
 from __future__ import annotations
 
 import functools
+import heapq
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,8 @@ from .records import (
     busy_ns,
     stats,
 )
+
+_START = itemgetter(3)  # of an API row
 
 # The names stats() groups by, per domain (rocprofv3's *_stats.csv).
 STATS_DOMAINS = ("kernel", "api", "copy", "marker", "alloc")
@@ -63,6 +67,8 @@ class Trace:
     def rows(self, domain: str) -> Iterator[tuple]:
         self._resolved()
         rows = iter(self._rows(domain))
+        if domain == "api":  # each stream in the order of the calls' starts
+            return heapq.merge(rows, self._rows("launch_api"), key=_START)
         if domain != "kernel" or self._kernel_name is str:
             return rows
         name = self._kernel_name

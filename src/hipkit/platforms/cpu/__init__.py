@@ -7,9 +7,11 @@ library whole HIP programs link against; this module is its Python face.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import logging
 import platform as _platform
 import threading
+from collections.abc import Callable
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -18,7 +20,16 @@ import numpy as np
 from ... import __version__, config
 from ..._errors import HipError
 from ...runtime._dlpack import kDLCPU
-from ..base import DeviceProperties, FunctionInfo, Param, Platform, PlatformUnavailable, Target
+from ..base import (
+    LAUNCH_RAN,
+    ActivityBatch,
+    DeviceProperties,
+    FunctionInfo,
+    Param,
+    Platform,
+    PlatformUnavailable,
+    Target,
+)
 from . import _lib
 from .compiler import Binary, compile_source, module_file, private_copy
 
@@ -63,6 +74,7 @@ class _FunctionAttributes(ctypes.Structure):
         ("num_params", ctypes.c_uint32),
         ("static_shared_bytes", ctypes.c_uint32),
         ("max_threads_per_block", ctypes.c_uint32),
+        ("activity_name", ctypes.c_void_p),
     ]
 
 
@@ -78,19 +90,26 @@ ACTIVITY_RECORD = np.dtype(
         ("enqueue_ns", np.int64),
         ("start_ns", np.int64),
         ("end_ns", np.int64),
+        ("call_ns", np.int64),
         ("name", np.uintp),  # const char*, valid for the life of the process
         ("grid", np.uint32, 3),
         ("block", np.uint32, 3),
-        ("dynamic_shared", np.uint64),
+        ("dynamic_shared", np.uint32),
+        ("static_shared", np.uint32),
         ("bytes", np.uint64),
+        ("status", np.uint32),  # HK_ACTIVITY_RAN, _NEVER_RAN, _REFUSED: base.LAUNCH_*
+        ("error", np.int32),
     ],
     align=True,
 )
-# Records kept unread at most (26 MiB): far more than the profiler lets wait (it
-# reads them once 16,384 of its calls wait), so that none is dropped unless
-# something else floods the runtime.
+# Records kept unread at most (30 MiB): far more than the profiler lets wait (it
+# reads them once 16,384 wait), so that none is dropped unless something else
+# floods the runtime.
 ACTIVITY_CAPACITY = 1 << 18
 _ACTIVITY_BATCH = 4096
+_KERNEL_RECORD = 1  # HK_ACTIVITY_KERNEL
+# A launch's answer asking for the records to be read soon (HK_ACTIVITY_READ_SOON).
+_READ_SOON = 0x48500001
 
 log = logging.getLogger("hipkit")
 
@@ -136,6 +155,8 @@ class CpuPlatform(Platform):
         self._modules_lock = threading.RLock()
         self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
         self._activity_dropped = 0  # records the runtime dropped, as last reported
+        self._activity_names: dict[int, str] = {}  # a record's name pointer -> FunctionInfo.name
+        self._read_soon: Callable[[], None] | None = None  # activity_notify's reader
 
     def _call(self, code: int) -> None:
         if code != 0:
@@ -365,6 +386,8 @@ class CpuPlatform(Platform):
         kernel = ctypes.cast(desc, ctypes.POINTER(_KernelDesc)).contents
         attrs = _FunctionAttributes()
         self._call(self._lib.hkrt_function_get_attributes(desc, ctypes.byref(attrs)))
+        if attrs.activity_name:
+            self._activity_names[attrs.activity_name] = name
         params = tuple(
             Param(kernel.params[i].size, kernel.params[i].align, kernel.params[i].kind)
             for i in range(kernel.num_params)
@@ -395,7 +418,10 @@ class CpuPlatform(Platform):
             function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
         )
         if code:
-            self._call(code)
+            if code == _READ_SOON and self._read_soon is not None:
+                self._read_soon()
+            elif code != _READ_SOON:
+                self._call(code)
 
     # ------------------------------------------------------------------ activity
 
@@ -404,7 +430,7 @@ class CpuPlatform(Platform):
         self._activity_dropped = 0
         return True
 
-    def activity_read(self) -> list[tuple]:
+    def activity_read(self) -> ActivityBatch:
         batches = []
         while True:
             batch = np.empty(_ACTIVITY_BATCH, ACTIVITY_RECORD)
@@ -420,8 +446,46 @@ class CpuPlatform(Platform):
                 dropped - self._activity_dropped,
             )
             self._activity_dropped = dropped
+        kernels = records["kind"] == _KERNEL_RECORD
+        work, launches = records[~kernels], records[kernels]
+        work = work[work["status"] == LAUNCH_RAN]  # a copy that never ran keeps its call's times
         columns = ("thread_id", "enqueue_ns", "start_ns", "end_ns")
-        return list(zip(*(records[column].tolist() for column in columns), strict=True))
+        return ActivityBatch(
+            list(zip(*(work[column].tolist() for column in columns), strict=True)),
+            self._launches(launches),
+        )
+
+    def _launches(self, records: np.ndarray) -> list[tuple]:
+        """ActivityBatch.launches from the runtime's kernel records."""
+        names = self._activity_names
+        for pointer in set(records["name"].tolist()) - names.keys():  # launched outside get_function
+            names[pointer] = ctypes.string_at(pointer).decode(errors="replace") if pointer else "?"
+        grids, blocks = (map(tuple, records[shape].tolist()) for shape in ("grid", "block"))
+        columns = [records[c].tolist() for c in ("thread_id", "call_ns", "enqueue_ns", "start_ns", "end_ns")]
+        return list(
+            zip(
+                *columns,
+                itertools.repeat(0),  # the CPU platform's one device
+                records["stream"].tolist(),
+                [names[pointer] for pointer in records["name"].tolist()],
+                grids,
+                blocks,
+                records["dynamic_shared"].tolist(),
+                records["static_shared"].tolist(),
+                records["status"].tolist(),
+                records["error"].tolist(),  # a HIP error code: the runtime's codes are HIP's
+                records["correlation_id"].tolist(),
+            )
+        )
+
+    def activity_correlate(self, correlation_id: int) -> None:
+        self._lib.hk_activity_set_correlation(correlation_id)
+
+    def activity_notify(self, waiting: int, read: Callable[[], None]) -> None:
+        self._read_soon = read
+        self._call(self._lib.hk_activity_notify(waiting))
 
     def activity_stop(self) -> None:
+        self._read_soon = None
+        self._call(self._lib.hk_activity_notify(0))
         self._call(self._lib.hk_activity_enable(0))

@@ -101,6 +101,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hk_activity_enable": (c_int, [c_size_t]),
     "hk_activity_read": (c_size_t, [c_void_p, c_size_t]),
     "hk_activity_dropped": (c_uint64, []),
+    "hk_activity_waiting": (c_size_t, []),
+    "hk_activity_notify": (c_int, [c_size_t]),
     "hk_activity_set_correlation": (c_uint64, [c_uint64]),
 }
 

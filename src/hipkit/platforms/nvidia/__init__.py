@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_
 from ..base import (
     PARAM_OTHER,
     PARAM_POINTER,
+    ActivityBatch,
     DeviceProperties,
     FunctionInfo,
     Param,
@@ -56,6 +58,13 @@ def hip_code(cuda_code: int) -> int:
     if cuda_code in _HIP_CODES:
         return cuda_code
     return _CUDA_TO_HIP.get(cuda_code, 999)
+
+
+def launch_error(cuda_code: int) -> int:
+    """The hipError_t of a failed cuLaunchKernel: a launch the configuration makes
+    impossible (CUDA_ERROR_INVALID_VALUE) is HIP's hipErrorInvalidConfiguration."""
+    code = hip_code(cuda_code)
+    return _INVALID_CONFIGURATION if code == _INVALID_VALUE else code
 
 
 _CU_LAUNCH_PARAMS = LaunchMarkers(buffer_pointer=1, buffer_size=2, end=0)  # CU_LAUNCH_PARAM_*
@@ -111,6 +120,11 @@ class NvidiaPlatform(GpuPlatform):
         super().__init__(count)
         self._devices = [self._get(driver.cuDeviceGet(i)) for i in range(count)]
         self._contexts: list[Any] = [None] * count
+        # For the profiler's CUPTI records: each kernel symbol looked up -> the name it was
+        # looked up by, and the streams made here (CUPTI names streams by ids of its own).
+        self._symbols: dict[str, str] = {}
+        self._streams: dict[int, set[int]] = {}  # device -> stream handles
+        self._stream_handles: dict[tuple[int, int], int] = {}  # (device, CUPTI's id) -> handle
 
     # ------------------------------------------------------------------ errors, contexts
 
@@ -286,11 +300,14 @@ class NvidiaPlatform(GpuPlatform):
 
     def stream_create(self, device: int, non_blocking: bool) -> int:
         self._use(device)
-        return int(self._get(self._cu.cuStreamCreate(1 if non_blocking else 0)))
+        stream = int(self._get(self._cu.cuStreamCreate(1 if non_blocking else 0)))
+        self._streams.setdefault(device, set()).add(stream)
+        return stream
 
     def stream_destroy(self, device, stream) -> None:
         self._use(device)
         self._check(self._cu.cuStreamDestroy(stream))
+        self._streams.get(device, set()).discard(stream)
         if self._activity is not None:
             self._activity.forget_stream(device, stream)
 
@@ -377,14 +394,22 @@ class NvidiaPlatform(GpuPlatform):
                 log.info("hipkit: profiling with CUDA events: %s", reason)
                 return False
             try:
-                self._activity = Activity(self._stream_id)
+                self._activity = Activity(self._stream_id, self._stream_handle, self._symbols, launch_error)
             except Exception as exc:  # CUPTI refuses (another profiler attached, no permission)
                 log.warning("hipkit: profiling with CUDA events: CUPTI: %s", exc)
                 return False
         return True
 
-    def activity_read(self) -> list[tuple]:
-        return self._activity.read() if self._activity is not None else []
+    def activity_read(self) -> ActivityBatch:
+        return ActivityBatch(*self._activity.read()) if self._activity is not None else ActivityBatch([], [])
+
+    def activity_correlate(self, correlation_id: int) -> None:
+        if self._activity is not None:
+            self._activity.correlate(correlation_id)
+
+    def activity_notify(self, waiting: int, read: Callable[[], None]) -> None:
+        if self._activity is not None:
+            self._activity.notify(waiting, read)
 
     def activity_stop(self) -> None:
         activity, self._activity = self._activity, None
@@ -395,6 +420,16 @@ class NvidiaPlatform(GpuPlatform):
         from cupti import cupti
 
         return int(cupti.get_stream_id_ex(int(self._context(device)), stream, 0))
+
+    def _stream_handle(self, device: int, stream_id: int) -> int:
+        """The handle of the stream CUPTI calls ``stream_id``: the null stream or one
+        made here; else (another library's stream) a number no handle is."""
+        handle = self._stream_handles.get((device, stream_id))
+        if handle is None:
+            for known in (0, *self._streams.get(device, ())):
+                self._stream_handles[device, self._stream_id(device, known)] = known
+            handle = self._stream_handles.setdefault((device, stream_id), -stream_id - 1)
+        return handle
 
     # ------------------------------------------------------------------ several devices
 
@@ -457,6 +492,7 @@ class NvidiaPlatform(GpuPlatform):
         if err:
             raise HipError(_NOT_FOUND, f"no kernel {name!r} in the module")
         params = entry.params if entry else self._param_info(function)
+        self._symbols[symbol] = name
         registers = self._function_attribute(function, "NUM_REGS")
         return FunctionInfo(
             handle=int(function),
@@ -509,13 +545,9 @@ class NvidiaPlatform(GpuPlatform):
             (err,) = self._cu.cuStreamSynchronize(stream)
             if err:
                 raise self._error(err, f"kernel {function.name}")
-        if not err and self._activity is not None:
-            self._activity.enqueued(device, stream, _activity.KERNEL, (grid, block))
         if err:
-            code = hip_code(int(err))
-            # A launch the configuration makes impossible: HIP's hipErrorInvalidConfiguration.
             raise HipError(
-                _INVALID_CONFIGURATION if code == _INVALID_VALUE else code,
+                launch_error(int(err)),
                 f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
                 f"dynamic shared memory: {_describe(self._cu, err)}",
             )

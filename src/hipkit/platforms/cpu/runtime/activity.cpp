@@ -3,7 +3,8 @@
 //
 // An op is stamped when enqueued (enqueue() in stream.cpp), when the first
 // unit of it begins (executor.cpp) and when it completes (complete(), which
-// pushes the record here).  A session number ties ops to the activity that
+// pushes the record here); a launch also when its call entered the runtime
+// (launch.cpp, which pushes the record of a launch it refuses itself).  A session number ties ops to the activity that
 // stamped them: an op enqueued before activity was turned off, or on again,
 // pushes nothing into a later session's buffer.
 #include <algorithm>
@@ -27,6 +28,9 @@ size_t head = 0;
 size_t capacity = 0;
 uint32_t sessions = 0;  // sessions started so far (a session's number is never 0)
 std::atomic<uint64_t> dropped{0};
+std::atomic<size_t> waiting{0};    // buffer.size() - head, read without the lock
+std::atomic<size_t> notify_at{0};  // hk_activity_notify's threshold; 0: never
+std::atomic<bool> notified{false};  // READ_SOON answered since the last read
 
 std::mutex names_mutex;
 std::unordered_set<std::string> names;  // never shrinks: records point into it
@@ -49,39 +53,9 @@ uint32_t record_kind(const Op* op) {
                                     : HK_ACTIVITY_MEMSET;
 }
 
-}  // namespace
-
-void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session) {
-  if (op->kind != OpKind::Kernel && op->kind != OpKind::Copy && op->kind != OpKind::Set) return;
-  op->activity = session;
-  op->thread_id = thread_id();
-  op->stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
-  op->correlation_id = correlation_id;
-  op->enqueue_ns = now_ns();
-}
-
-void activity_finished(const Op* op) {
-  if (op->start_ns == 0) return;  // dropped before it ran: no record
-  hk_activity_record r = {};
-  r.end_ns = now_ns();
-  r.kind = record_kind(op);
-  r.thread_id = op->thread_id;
-  r.stream = op->stream;
-  r.correlation_id = op->correlation_id;
-  r.enqueue_ns = op->enqueue_ns;
-  r.start_ns = op->start_ns;
-  if (op->kind == OpKind::Kernel) {
-    const KernelLaunch& k = op->kernel;
-    r.name = k.name;
-    r.grid[0] = k.grid.x, r.grid[1] = k.grid.y, r.grid[2] = k.grid.z;
-    r.block[0] = k.block.x, r.block[1] = k.block.y, r.block[2] = k.block.z;
-    r.dynamic_shared = k.dynamic_shared_bytes;
-  } else {
-    r.copy_kind = op->kind == OpKind::Copy ? op->copy_kind : 0;
-    r.bytes = op->bytes;
-  }
+void push(const hk_activity_record& r, uint32_t session) {
   std::lock_guard<Mutex> lock(buffer_mutex);
-  if (op->activity != activity_session.load(std::memory_order_relaxed)) return;
+  if (session != activity_session.load(std::memory_order_relaxed)) return;
   if (buffer.size() - head >= capacity) {
     dropped.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -91,6 +65,73 @@ void activity_finished(const Op* op) {
     head = 0;
   }
   buffer.push_back(r);
+  waiting.store(buffer.size() - head, std::memory_order_relaxed);
+}
+
+void describe_kernel(hk_activity_record& r, const KernelLaunch& k) {
+  r.kind = HK_ACTIVITY_KERNEL;
+  r.name = k.name;
+  r.grid[0] = k.grid.x, r.grid[1] = k.grid.y, r.grid[2] = k.grid.z;
+  r.block[0] = k.block.x, r.block[1] = k.block.y, r.block[2] = k.block.z;
+  r.dynamic_shared = k.dynamic_shared_bytes;
+  r.static_shared = k.static_shared_bytes;
+}
+
+}  // namespace
+
+void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session) {
+  if (op->kind != OpKind::Kernel && op->kind != OpKind::Copy && op->kind != OpKind::Set) return;
+  op->activity = session;
+  op->thread_id = thread_id();
+  op->stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
+  op->correlation_id = correlation_id;
+  op->enqueue_ns = now_ns();
+  if (op->call_ns == 0) op->call_ns = op->enqueue_ns;
+}
+
+void activity_finished(const Op* op) {
+  hk_activity_record r = {};
+  if (op->start_ns != 0) {
+    r.start_ns = op->start_ns;
+    r.end_ns = now_ns();
+  } else {
+    r.status = HK_ACTIVITY_NEVER_RAN;  // dropped before it ran (a sticky error, a reset)
+  }
+  r.thread_id = op->thread_id;
+  r.stream = op->stream;
+  r.correlation_id = op->correlation_id;
+  r.enqueue_ns = op->enqueue_ns;
+  r.call_ns = op->call_ns;
+  if (op->kind == OpKind::Kernel) {
+    describe_kernel(r, op->kernel);
+  } else {
+    r.kind = record_kind(op);
+    r.copy_kind = op->kind == OpKind::Copy ? op->copy_kind : 0;
+    r.bytes = op->bytes;
+  }
+  push(r, op->activity);
+}
+
+void activity_refused(const KernelLaunch& k, hkrt_stream* stream, int64_t call_ns, int error) {
+  uint32_t session = activity_session.load(std::memory_order_relaxed);
+  if (session == 0) return;
+  hk_activity_record r = {};
+  describe_kernel(r, k);
+  if (r.name == nullptr) r.name = activity_intern(k.desc->name);  // refused before it was found
+  r.status = HK_ACTIVITY_REFUSED;
+  r.error = error;
+  r.thread_id = thread_id();
+  r.stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
+  r.correlation_id = correlation_id;
+  r.call_ns = call_ns;
+  r.enqueue_ns = now_ns();  // when the call gave up
+  push(r, session);
+}
+
+bool activity_read_soon() {
+  size_t at = notify_at.load(std::memory_order_relaxed);
+  return at != 0 && waiting.load(std::memory_order_relaxed) >= at &&
+         !notified.exchange(true, std::memory_order_relaxed);
 }
 
 const char* activity_intern(const char* name) {
@@ -113,6 +154,8 @@ int hk_activity_enable(size_t new_capacity) {
   head = 0;
   capacity = new_capacity;
   dropped.store(0, std::memory_order_relaxed);
+  waiting.store(0, std::memory_order_relaxed);
+  notified.store(false, std::memory_order_relaxed);
   activity_session.store(new_capacity != 0 ? ++sessions : 0, std::memory_order_relaxed);
   return HKRT_SUCCESS;
 }
@@ -127,10 +170,19 @@ size_t hk_activity_read(hk_activity_record* out, size_t max) {
     buffer.clear();
     head = 0;
   }
+  waiting.store(buffer.size() - head, std::memory_order_relaxed);
+  notified.store(false, std::memory_order_relaxed);
   return count;
 }
 
 uint64_t hk_activity_dropped(void) { return dropped.load(std::memory_order_relaxed); }
+
+size_t hk_activity_waiting(void) { return waiting.load(std::memory_order_relaxed); }
+
+int hk_activity_notify(size_t at) {
+  notify_at.store(at, std::memory_order_relaxed);
+  return HKRT_SUCCESS;
+}
 
 uint64_t hk_activity_set_correlation(uint64_t id) {
   uint64_t previous = correlation_id;

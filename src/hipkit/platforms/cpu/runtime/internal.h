@@ -128,6 +128,7 @@ struct KernelLaunch {
   const char* name = nullptr;  // for activity records (activity_intern: never freed)
   hk_index3 grid = {0, 0, 0}, block = {0, 0, 0};
   uint32_t dynamic_shared_bytes = 0;
+  uint32_t static_shared_bytes = 0;  // for activity records
   void** args = nullptr;  // args[i] points to the copy of argument i, all in `storage`
   std::unique_ptr<unsigned char[]> storage;
 };
@@ -170,6 +171,7 @@ struct Op {
   uint64_t stream = 0;
   uint64_t correlation_id = 0;
   int64_t enqueue_ns = 0;
+  int64_t call_ns = 0;   // a launch: when its call entered the runtime (0: enqueue_ns)
   int64_t start_ns = 0;  // set by the thread that begins running it (0: it never ran)
 };
 
@@ -221,6 +223,11 @@ void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session);
 // Pushes the record of `op`, which finished now (called for ops whose
 // `activity` is set, before they count as done).
 void activity_finished(const Op* op);
+// Pushes the record of a launch refused with `error` before it was enqueued,
+// made by this thread with a call that entered the runtime at `call_ns`.
+void activity_refused(const KernelLaunch& k, hkrt_stream* stream, int64_t call_ns, int error);
+// Whether a launch should answer HK_ACTIVITY_READ_SOON now (hk_activity_notify).
+bool activity_read_soon();
 // A copy of `name` that lives until the process exits (one per distinct name).
 const char* activity_intern(const char* name);
 

@@ -111,23 +111,14 @@ int validate(const hk_kernel_desc* desc, const FunctionInfo& info, const hk_inde
   return HKRT_SUCCESS;
 }
 
-// The common part of both launch forms: exactly one of `packed` (with
-// `packed_bytes`) and `args` describes the arguments.
-int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
-           uint32_t dynamic_shared, hkrt_stream* stream, const void* packed,
-           size_t packed_bytes, void** args) {
-  if (int error = ensure_init()) return error;
-  if (function == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "launch of a NULL function");
-  if (grid == nullptr || block == nullptr)
-    return fail(HKRT_ERROR_INVALID_VALUE, "launch with a NULL grid or block");
+// Checks the launch `k` describes and enqueues it (`*enqueued` then true):
+// exactly one of `packed` (with `packed_bytes`) and `args` gives the arguments.
+int enqueue_launch(KernelLaunch& k, hkrt_stream* stream, const void* packed,
+                   size_t packed_bytes, void** args, int64_t call_ns, bool* enqueued) {
+  const hk_kernel_desc* function = k.desc;
+  const uint32_t dynamic_shared = k.dynamic_shared_bytes;
   if (int error = stream_check(stream)) return error;
   if (int error = sticky_check()) return error;
-
-  KernelLaunch k;
-  k.desc = function;
-  k.grid = {grid[0], grid[1], grid[2]};
-  k.block = {block[0], block[1], block[2]};
-  k.dynamic_shared_bytes = dynamic_shared;
   {
     auto lock = registry_lock();
     auto it = functions.find(function);
@@ -158,17 +149,44 @@ int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_
     }
     k.module = info.module;
     k.name = info.activity_name;
+    k.static_shared_bytes = info.static_shared_bytes;
     if (k.module != nullptr) module_launch_started(k.module);
   }
   auto* op = new Op;
   op->kind = OpKind::Kernel;
   op->is_job = true;
   op->total = uint64_t(k.grid.x) * k.grid.y * k.grid.z;
+  op->call_ns = call_ns;
   op->kernel = std::move(k);
+  *enqueued = true;
   Op* waited = enqueue(stream, op, nullptr, config.launch_blocking);
   if (waited == nullptr) return HKRT_SUCCESS;
   wait_and_unref(waited);
   return sticky_check();
+}
+
+// The common part of both launch forms.  With activity on, the call is
+// stamped as it enters, and a launch refused before it was enqueued pushes a
+// record of its own (activity.h).
+int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
+           uint32_t dynamic_shared, hkrt_stream* stream, const void* packed,
+           size_t packed_bytes, void** args) {
+  const bool traced = activity_session.load(std::memory_order_relaxed) != 0;
+  const int64_t call_ns = traced ? now_ns() : 0;
+  if (int error = ensure_init()) return error;
+  if (function == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "launch of a NULL function");
+  if (grid == nullptr || block == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "launch with a NULL grid or block");
+  KernelLaunch k;
+  k.desc = function;
+  k.grid = {grid[0], grid[1], grid[2]};
+  k.block = {block[0], block[1], block[2]};
+  k.dynamic_shared_bytes = dynamic_shared;
+  bool enqueued = false;
+  int error = enqueue_launch(k, stream, packed, packed_bytes, args, call_ns, &enqueued);
+  if (traced && error != HKRT_SUCCESS && !enqueued) activity_refused(k, stream, call_ns, error);
+  if (traced && error == HKRT_SUCCESS && activity_read_soon()) return HK_ACTIVITY_READ_SOON;
+  return error;
 }
 
 }  // namespace
@@ -213,6 +231,7 @@ int hkrt_function_get_attributes(const hk_kernel_desc* function, hkrt_function_a
   out->num_params = function->num_params;
   out->static_shared_bytes = it->second.static_shared_bytes;
   out->max_threads_per_block = it->second.max_threads_per_block;
+  out->activity_name = it->second.activity_name;
   return HKRT_SUCCESS;
 }
 

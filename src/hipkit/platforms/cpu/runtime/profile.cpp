@@ -101,7 +101,9 @@ const char* copy_kind(uint32_t kind) {
 }
 
 void write_record(const hk_activity_record& r) {
-  // Under `mutex`.  The CPU platform has one device.
+  // Under `mutex`.  The CPU platform has one device.  Work that never ran is
+  // left out (its call is in the API trace, as is a refused launch's).
+  if (r.status != HK_ACTIVITY_RAN) return;
   if (!device_written) {
     device_written = true;
     hkrt_device_info info;
@@ -116,7 +118,7 @@ void write_record(const hk_activity_record& r) {
   if (r.kind == HK_ACTIVITY_KERNEL) {
     writer().write(line("kernel").unum(++dispatch_ids).unum(r.correlation_id).num(r.thread_id)
                        .str("cpu:0").num(stream).str(r.name).triple(r.grid).triple(r.block)
-                       .unum(r.dynamic_shared).num(0).num(r.enqueue_ns).num(r.start_ns)
+                       .unum(r.dynamic_shared).unum(r.static_shared).num(r.enqueue_ns).num(r.start_ns)
                        .num(r.end_ns).end());
     return;
   }

@@ -84,6 +84,7 @@ typedef struct hkrt_function_attributes {
   uint32_t num_params;
   uint32_t static_shared_bytes;
   uint32_t max_threads_per_block;  // from __launch_bounds__, else 1024
+  const char* activity_name;     // its name in activity records (runtime/activity.h)
 } hkrt_function_attributes;
 
 // Start the runtime.  warp_size: 32 or 64 (0: HIPKIT_CPU_WARP_SIZE or 64);
