@@ -65,6 +65,7 @@ def _joining(symbols: dict[str, str]) -> Activity:
     activity._stream_handle = lambda device, sid: sid
     activity._symbols, activity._launch_error = symbols, lambda code: 9 if code == 1 else code
     activity._calls, activity._kernels, activity._external = {}, {}, {}
+    activity.names, activity._name_index = [""], {}
     return activity
 
 
@@ -85,10 +86,11 @@ def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first():
     activity._external[11] = 5  # scale was launched inside the HIP-named call 5
     calls = [(11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1)]
     assert activity._launches({KERNEL: [empty], CALL: calls}, offset=1000) == [
-        (98, -100, -50, 500, 600, 0, 7, "scale<float>", *shape, 16, 4, LAUNCH_RAN, 0, 5),
-        (98, 100, 105, 0, 0, 0, 0, "", (0, 0, 0), (0, 0, 0), 0, 0, LAUNCH_REFUSED, 9, 0),
-        (99, 0, 10, 700, 710, 0, 7, "empty", *shape, 0, 0, LAUNCH_RAN, 0, 0),
+        (98, -100, -50, 500, 600, 0, 7, 1, *shape, 16, 4, LAUNCH_RAN, 0, 5),
+        (98, 100, 105, 0, 0, 0, 0, 0, (0, 0, 0), (0, 0, 0), 0, 0, LAUNCH_REFUSED, 9, 0),
+        (99, 0, 10, 700, 710, 0, 7, 2, *shape, 0, 0, LAUNCH_RAN, 0, 0),
     ]
+    assert activity.names == ["", "scale<float>", "empty"]  # what each launch's name indexes
     assert activity._calls == {} and activity._kernels == {} and activity._external == {}
 
 

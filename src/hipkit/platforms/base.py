@@ -12,10 +12,12 @@ stream.  Every method raises :class:`hipkit.HipError` on failure.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
 
 # The device-library headers every platform shares (include/hipkit_portable):
 # plain C++ over HIP's device API, included by each platform's own headers.
@@ -284,7 +286,7 @@ class Platform(ABC):
     def activity_read(self) -> ActivityBatch:
         """The records of the device work that finished since the last read.  Callers
         synchronize the devices first when they need everything."""
-        return ActivityBatch([], [])
+        return ActivityBatch([], np.empty(0, LAUNCH_RECORD), ())
 
     def activity_correlate(self, correlation_id: int) -> None:  # noqa: B027 - a default: no ids
         """The launches this thread makes from now on carry ``correlation_id`` (0: none),
@@ -307,18 +309,37 @@ class ActivityBatch(NamedTuple):
     thread that enqueued it, enqueue_ns when it did (inside the platform call that
     enqueued it); the profiler matches them to its own entries of those calls.
 
-    ``launches``: tuples (thread_id, call_ns,
-    return_ns, start_ns, end_ns, device, stream, name, grid, block, dynamic_shared,
-    static_shared, status, error, correlation_id), one per launch call: call_ns
-    when it entered the platform, return_ns when it had enqueued the kernel (or
-    gave up); name as the launch's FunctionInfo.name; status LAUNCH_RAN,
-    LAUNCH_NEVER_RAN (start_ns and end_ns 0: dropped by a sticky error or a reset)
-    or LAUNCH_REFUSED (the call failed with the HIP error code ``error``)."""
+    ``launches``: one :data:`LAUNCH_RECORD` per launch call, its ``name`` an index
+    into ``names`` (the FunctionInfo.name it was launched by)."""
 
     work: list[tuple]
-    launches: list[tuple]
+    launches: np.ndarray
+    names: Sequence[str]
 
 
+# A launch call: call_ns when it entered the platform, return_ns when it had
+# enqueued the kernel (or gave up); stream: the handle; status LAUNCH_RAN,
+# LAUNCH_NEVER_RAN (start_ns and end_ns 0: dropped by a sticky error or a reset)
+# or LAUNCH_REFUSED (the call failed with the hipError_t ``error``).
+LAUNCH_RECORD = np.dtype(
+    [
+        ("thread_id", np.int64),
+        ("call_ns", np.int64),
+        ("return_ns", np.int64),
+        ("start_ns", np.int64),
+        ("end_ns", np.int64),
+        ("device", np.int64),
+        ("stream", np.int64),
+        ("name", np.int64),
+        ("grid", np.int64, 3),
+        ("block", np.int64, 3),
+        ("dynamic_shared", np.int64),
+        ("static_shared", np.int64),
+        ("status", np.int64),
+        ("error", np.int64),
+        ("correlation_id", np.int64),
+    ]
+)
 LAUNCH_RAN, LAUNCH_NEVER_RAN, LAUNCH_REFUSED = 0, 1, 2
 
 

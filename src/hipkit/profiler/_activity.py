@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._errors import HipError
-from ..platforms.base import LAUNCH_NEVER_RAN, ActivityBatch, Platform
+from ..platforms.base import LAUNCH_NEVER_RAN, LAUNCH_REFUSED, ActivityBatch, Platform
 from ._clock import add_device, copy_fields
+from ._spool import Block
 
 if TYPE_CHECKING:
     from ._spool import Spool
@@ -57,7 +58,14 @@ PENDING_MAX = 65536
 #                that its records are not taken for unmatched ones
 DEVICE, STREAM, THREAD, HOST_START, HOST_END = 1, 2, 3, 4, 5
 _HOST_SPAN = itemgetter(THREAD, HOST_START, HOST_END)
-_CALL_NS = itemgetter(1)  # of a launch record (ActivityBatch.launches)
+# The blocks of launches' rows (_spool.Block): the fields of the kernel and API
+# rows of _tracer.py's layouts; name and device index the block's strings.
+_LAUNCH_KERNEL = np.dtype(
+    [(f, np.int64) for f in ("dispatch_id", "correlation_id", "thread_id", "device", "stream", "name")]
+    + [("grid", np.int64, 3), ("block", np.int64, 3)]
+    + [(f, np.int64) for f in ("dynamic_shared", "static_shared", "host_start", "start", "end")]
+)
+_LAUNCH_API = np.dtype([(field, np.int64) for field in ("correlation_id", "thread_id", "start", "end")])
 _FIRST, _LAST = np.iinfo(np.int64).max, np.iinfo(np.int64).min  # a span before any record
 
 Span = tuple[int, int]
@@ -142,50 +150,48 @@ class Activity:
         self._lock = threading.RLock()
         self.untimed = 0  # entries given host times: no record came
         self.unmatched = 0  # records no entry claimed
-        self._launches: Callable[[list[tuple]], None] | None = None  # describe_launches
+        self._launches: Callable[[ActivityBatch], None] | None = None  # describe_launches
 
     def describe_launches(
         self, domains: Domains, ids: itertools.count, note_thread: Callable[[int], None]
     ) -> None:
-        """The platform describes each launch call: its records become rows here,
-        ``ids`` numbering the calls no HIP-named call made."""
-        api_rows = self.spool.rows["launch_api"] if domains.api else None
-        kernels = self.spool.rows["kernel"]
-        kept: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
+        """The platform describes each launch call: its records become blocks of
+        kernel and API rows here (columns: no Python object per launch), ``ids``
+        numbering the calls no HIP-named call made."""
+        wanted: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
 
-        def launched(launches: list[tuple]) -> None:
-            # A loop over local names: it runs for every kernel.
-            launches.sort(key=_CALL_NS)  # finished out of order across streams: shown as called
-            for tid in {launch[0] for launch in launches}:
+        def keeps(name: str) -> bool:
+            keep = wanted.get(name)
+            if keep is None:
+                keep = wanted[name] = domains.kernel and domains.kernel_wanted(name)
+            return keep
+
+        def launched(batch: ActivityBatch) -> None:
+            launches = batch.launches
+            if not len(launches):
+                return
+            called = launches["call_ns"]
+            if (called[1:] < called[:-1]).any():  # finished out of order (several streams)
+                launches = launches[np.argsort(called, kind="stable")]  # shown as called
+            for tid in np.unique(launches["thread_id"]).tolist():
                 note_thread(tid)
-            devices = {native: self.device(native) for native in {launch[5] for launch in launches}}
-            streams, dispatch_ids = self._streams, self._dispatch_ids
-            for (
-                tid, call_ns, return_ns, start, end, native, handle, name, grid, block,
-                dynamic_shared, static_shared, status, _, cid,
-            ) in launches:  # fmt: skip
-                if not cid:
-                    cid = next(ids)
-                    if api_rows is not None:
-                        api_rows.append((cid, tid, "hipModuleLaunchKernel", call_ns, return_ns))
-                keep = kept.get(name)
-                if keep is None:
-                    keep = kept[name] = domains.kernel and domains.kernel_wanted(name)
-                if status or not keep:
-                    if status != LAUNCH_NEVER_RAN or not keep:  # refused: its API row is all
-                        continue
-                    start, end = call_ns, return_ns  # dropped by a sticky error or a reset
-                    self.untimed += 1
-                on_device = streams[native]
-                stream = on_device.get(handle)
-                if stream is None:
-                    stream = on_device[handle] = len(on_device)
-                kernels.append(
-                    (
-                        next(dispatch_ids), cid, tid, devices[native], stream, name, grid, block,
-                        dynamic_shared, static_shared, call_ns, start, end,
-                    )
-                )  # fmt: skip
+            correlation = launches["correlation_id"].copy()
+            own = np.flatnonzero(correlation == 0)  # not made by a HIP-named call: an id of its own
+            correlation[own] = np.fromiter(itertools.islice(ids, len(own)), np.int64, len(own))
+            if domains.api and len(own):
+                api = np.empty(len(own), _LAUNCH_API)
+                api["correlation_id"], api["thread_id"] = correlation[own], launches["thread_id"][own]
+                api["start"], api["end"] = launches["call_ns"][own], launches["return_ns"][own]
+                self.spool.add_block("launch_api", Block(api))
+            status = launches["status"]
+            names, name_at = np.unique(launches["name"], return_inverse=True)
+            keep = np.array([keeps(batch.names[i]) for i in names.tolist()], bool)[name_at]
+            keep &= status != LAUNCH_REFUSED  # a refused call's API row is all there is
+            kept = np.flatnonzero(keep)
+            if len(kept):
+                block = self._kernel_block(launches[kept], correlation[kept], batch)
+                self.spool.add_block("launch_kernel", block)
+            self.spool.maybe_flush()
 
         self._launches = launched
         pid = os.getpid()
@@ -195,6 +201,34 @@ class Activity:
                 self.drain()
 
         self.platform.activity_notify(self.high, read_soon)
+
+    def _kernel_block(self, launches: np.ndarray, correlation: np.ndarray, batch: ActivityBatch) -> Block:
+        """The kernel rows of ``launches`` (with these correlation ids) as a block."""
+        count = len(launches)
+        rows = np.empty(count, _LAUNCH_KERNEL)
+        rows["dispatch_id"] = np.fromiter(itertools.islice(self._dispatch_ids, count), np.int64, count)
+        rows["correlation_id"] = correlation
+        for field in ("thread_id", "grid", "block", "dynamic_shared", "static_shared"):
+            rows[field] = launches[field]
+        rows["host_start"] = launches["call_ns"]
+        never_ran = launches["status"] == LAUNCH_NEVER_RAN  # dropped by a sticky error or a reset
+        rows["start"] = np.where(never_ran, launches["call_ns"], launches["start_ns"])
+        rows["end"] = np.where(never_ran, launches["return_ns"], launches["end_ns"])
+        self.untimed += int(never_ran.sum())
+        names, rows["name"] = np.unique(launches["name"], return_inverse=True)
+        natives, rows["device"] = np.unique(launches["device"], return_inverse=True)
+        for index, native in enumerate(natives.tolist()):  # each stream's number in the trace
+            self.device(native)
+            on_it = rows["device"] == index
+            handles, at = np.unique(launches["stream"][on_it], return_inverse=True)
+            streams = self._streams[native]
+            shown = [streams.setdefault(handle, len(streams)) for handle in handles.tolist()]
+            rows["stream"][on_it] = np.array(shown, np.int64)[at]
+        return Block(
+            rows,
+            tuple(batch.names[i] for i in names.tolist()),
+            tuple(self._devices[native] for native in natives.tolist()),
+        )
 
     def device(self, native: int) -> str:
         """The device's name in the trace (noted there on first use)."""
@@ -231,7 +265,7 @@ class Activity:
                 self._synchronize()
             batch = self._read()
             if self._launches is not None:
-                self._launches(batch.launches)
+                self._launches(batch)
             early = self._early
             records = early + batch.work
             spans, later, stray = match(items, records)
@@ -252,7 +286,7 @@ class Activity:
             log.warning(
                 "profiler: %s activity records could not be read%s: %s", self.platform.name, missing, exc
             )
-            return ActivityBatch([], [])
+            return Platform.activity_read(self.platform)
 
     def _synchronize(self) -> None:
         synchronize = self._methods["synchronize"]

@@ -5,7 +5,9 @@ Memory stays bounded however long the program runs: once the lists hold
 file is a sequence of pickled ``{domain: [row, ...]}`` chunks, readable while it
 grows and after the writing process died (all but the chunk in memory then).
 Rows are plain tuples (cheap to make on the hot path); ``records.py`` gives
-them their types when read.
+them their types when read.  Launches described by a platform's records come
+in batches and are kept as columns (:class:`Block`), which ``trace.py`` turns
+into rows when read: no Python object per launch while the program runs.
 """
 
 from __future__ import annotations
@@ -15,14 +17,37 @@ import pickle
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 CHUNK_ROWS = 50_000
 
-# The domains, in the order their rows are kept.  "launch_api": the API rows of
-# launches a platform described in its records (_activity.py), made when those
-# are read, so later than the calls around them: Trace merges them into "api".
-DOMAINS = ("kernel", "copy", "api", "launch_api", "marker", "alloc", "device", "thread", "meta")
+# The domains, in the order their rows are kept.  "launch_kernel" and
+# "launch_api": blocks of the kernels and API calls of the launches a platform
+# described in its records (_activity.py), which Trace merges into "kernel" (by
+# dispatch id) and "api" (by start) when read.
+DOMAINS = (
+    "kernel",
+    "copy",
+    "api",
+    "launch_kernel",
+    "launch_api",
+    "marker",
+    "alloc",
+    "device",
+    "thread",
+    "meta",
+)
+
+
+class Block(NamedTuple):
+    """Rows of a domain as the columns of a NumPy structured array, and the
+    strings its ``name`` and ``device`` columns index."""
+
+    rows: np.ndarray
+    names: tuple[str, ...] = ()
+    devices: tuple[str, ...] = ()
 
 
 class Spool:
@@ -31,7 +56,8 @@ class Spool:
 
     def __init__(self, path: Path | None):
         self.path = path
-        self.rows: dict[str, list[tuple]] = {domain: [] for domain in DOMAINS}
+        self.rows: dict[str, list[Any]] = {domain: [] for domain in DOMAINS}
+        self._block_rows = 0  # rows in the blocks in memory
         self._lock = threading.RLock()
         self._writing = False
         if path is not None:
@@ -43,9 +69,15 @@ class Spool:
         self.path = None
         for rows in self.rows.values():
             rows.clear()
+        self._block_rows = 0
+
+    def add_block(self, domain: str, block: Block) -> None:
+        self.rows[domain].append(block)
+        self._block_rows += len(block.rows)
 
     def pending(self) -> int:
-        return sum(len(rows) for rows in self.rows.values())
+        """Rows in memory (a block counts its rows)."""
+        return sum(len(rows) for rows in self.rows.values()) + self._block_rows
 
     def maybe_flush(self) -> None:
         if self.path is not None and self.pending() >= CHUNK_ROWS:
@@ -60,7 +92,8 @@ class Spool:
                 return  # a signal handler interrupted this thread's flush: never two chunks in one
             self._writing = True
             try:
-                chunk: dict[str, list[tuple]] = {}
+                chunk: dict[str, list[Any]] = {}
+                self._block_rows = 0  # blocks added meanwhile are counted with the next chunk's
                 for domain, rows in self.rows.items():
                     count = len(rows)  # rows appended meanwhile stay for the next chunk
                     if count:

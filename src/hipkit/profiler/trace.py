@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from . import _export, _names
-from ._spool import read_file
+from ._spool import Block, read_file
 from .records import (
     ApiCall,
     KernelDispatch,
@@ -28,6 +29,7 @@ from .records import (
 )
 
 _START = itemgetter(3)  # of an API row
+_DISPATCH = itemgetter(0)  # of a kernel row
 
 # The names stats() groups by, per domain (rocprofv3's *_stats.csv).
 STATS_DOMAINS = ("kernel", "api", "copy", "marker", "alloc")
@@ -68,7 +70,9 @@ class Trace:
         self._resolved()
         rows = iter(self._rows(domain))
         if domain == "api":  # each stream in the order of the calls' starts
-            return heapq.merge(rows, self._rows("launch_api"), key=_START)
+            rows = heapq.merge(rows, _launch_api_rows(self._rows("launch_api")), key=_START)
+        elif domain == "kernel":  # each stream in dispatch order
+            rows = heapq.merge(rows, _launch_kernel_rows(self._rows("launch_kernel")), key=_DISPATCH)
         if domain != "kernel" or self._kernel_name is str:
             return rows
         name = self._kernel_name
@@ -196,6 +200,44 @@ class Trace:
         (each file named ``{prefix}_{name}`` when a prefix is given).  Domains
         without records write no file.  Returns the files written."""
         return _export.write_csv(self, Path(directory), prefix, stats, set(domains or STATS_DOMAINS))
+
+
+def _launch_kernel_rows(blocks: Iterable[Any]) -> Iterator[tuple]:
+    """The kernel rows (_tracer.py's layout) of blocks of launches (_activity.py)."""
+    block: Block
+    for block in blocks:
+        rows = block.rows
+        names, devices = block.names, block.devices
+        yield from zip(
+            rows["dispatch_id"].tolist(),
+            rows["correlation_id"].tolist(),
+            rows["thread_id"].tolist(),
+            [devices[i] for i in rows["device"].tolist()],
+            rows["stream"].tolist(),
+            [names[i] for i in rows["name"].tolist()],
+            map(tuple, rows["grid"].tolist()),
+            map(tuple, rows["block"].tolist()),
+            *(
+                rows[field].tolist()
+                for field in ("dynamic_shared", "static_shared", "host_start", "start", "end")
+            ),
+            strict=True,
+        )
+
+
+def _launch_api_rows(blocks: Iterable[Any]) -> Iterator[tuple]:
+    """The API rows of blocks of launch calls (hipModuleLaunchKernel, as the Python API's launches are)."""
+    for block in blocks:
+        rows = block.rows
+        count = len(rows)
+        yield from zip(
+            rows["correlation_id"].tolist(),
+            rows["thread_id"].tolist(),
+            itertools.repeat("hipModuleLaunchKernel", count),
+            rows["start"].tolist(),
+            rows["end"].tolist(),
+            strict=True,
+        )
 
 
 def from_file(path: str | Path, kernel_names: str = "demangled") -> Trace:

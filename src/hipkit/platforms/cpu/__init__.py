@@ -7,7 +7,6 @@ library whole HIP programs link against; this module is its Python face.
 from __future__ import annotations
 
 import ctypes
-import itertools
 import logging
 import platform as _platform
 import threading
@@ -22,6 +21,7 @@ from ..._errors import HipError
 from ...runtime._dlpack import kDLCPU
 from ..base import (
     LAUNCH_RAN,
+    LAUNCH_RECORD,
     ActivityBatch,
     DeviceProperties,
     FunctionInfo,
@@ -156,6 +156,8 @@ class CpuPlatform(Platform):
         self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
         self._activity_dropped = 0  # records the runtime dropped, as last reported
         self._activity_names: dict[int, str] = {}  # a record's name pointer -> FunctionInfo.name
+        self._launch_names: list[str] = []  # ActivityBatch.names: grows, never reordered
+        self._launch_indices: dict[int, int] = {}  # a record's name pointer -> its index there
         self._read_soon: Callable[[], None] | None = None  # activity_notify's reader
 
     def _call(self, code: int) -> None:
@@ -453,30 +455,33 @@ class CpuPlatform(Platform):
         return ActivityBatch(
             list(zip(*(work[column].tolist() for column in columns), strict=True)),
             self._launches(launches),
+            self._launch_names,
         )
 
-    def _launches(self, records: np.ndarray) -> list[tuple]:
+    def _launches(self, records: np.ndarray) -> np.ndarray:
         """ActivityBatch.launches from the runtime's kernel records."""
-        names = self._activity_names
-        for pointer in set(records["name"].tolist()) - names.keys():  # launched outside get_function
-            names[pointer] = ctypes.string_at(pointer).decode(errors="replace") if pointer else "?"
-        grids, blocks = (map(tuple, records[shape].tolist()) for shape in ("grid", "block"))
-        columns = [records[c].tolist() for c in ("thread_id", "call_ns", "enqueue_ns", "start_ns", "end_ns")]
-        return list(
-            zip(
-                *columns,
-                itertools.repeat(0),  # the CPU platform's one device
-                records["stream"].tolist(),
-                [names[pointer] for pointer in records["name"].tolist()],
-                grids,
-                blocks,
-                records["dynamic_shared"].tolist(),
-                records["static_shared"].tolist(),
-                records["status"].tolist(),
-                records["error"].tolist(),  # a HIP error code: the runtime's codes are HIP's
-                records["correlation_id"].tolist(),
-            )
-        )
+        out = np.empty(len(records), LAUNCH_RECORD)
+        for field in ("thread_id", "call_ns", "start_ns", "end_ns", "grid", "block", "dynamic_shared"):
+            out[field] = records[field]
+        for field in ("static_shared", "status", "error", "correlation_id"):
+            out[field] = records[field]
+        out["return_ns"], out["device"] = records["enqueue_ns"], 0  # the CPU platform's one device
+        out["stream"] = records["stream"].astype(np.int64)
+        pointers, at = np.unique(records["name"], return_inverse=True)
+        out["name"] = np.array([self._launch_name(p) for p in pointers.tolist()], np.int64)[at]
+        return out
+
+    def _launch_name(self, pointer: int) -> int:
+        """The index in self._launch_names of the kernel whose record name is at ``pointer``:
+        the name get_function was given, else (a launch from elsewhere) the record's."""
+        index = self._launch_indices.get(pointer)
+        if index is None:
+            name = self._activity_names.get(pointer)
+            if name is None:
+                name = ctypes.string_at(pointer).decode(errors="replace") if pointer else "?"
+            index = self._launch_indices[pointer] = len(self._launch_names)
+            self._launch_names.append(name)
+        return index
 
     def activity_correlate(self, correlation_id: int) -> None:
         self._lib.hk_activity_set_correlation(correlation_id)

@@ -401,7 +401,9 @@ class NvidiaPlatform(GpuPlatform):
         return True
 
     def activity_read(self) -> ActivityBatch:
-        return ActivityBatch(*self._activity.read()) if self._activity is not None else ActivityBatch([], [])
+        if self._activity is None:
+            return super().activity_read()
+        return ActivityBatch(*self._activity.read())
 
     def activity_correlate(self, correlation_id: int) -> None:
         if self._activity is not None:

@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from ..base import LAUNCH_RAN, LAUNCH_RECORD, LAUNCH_REFUSED
+
 log = logging.getLogger("hipkit")
 
 KERNEL, COPY, SET, CALL, EXTERNAL = 1, 2, 3, 4, 5  # the records read (CALL: a cuLaunchKernel)
 BUFFER_BYTES = 32 << 20  # CUPTI's buffers: few completions while a program runs
 MATCH_WINDOW = 8  # notes looked at past the oldest when a record does not match it
-LAUNCH_RAN, LAUNCH_REFUSED = 0, 2  # base.LAUNCH_*
 
 # (kind, bytes, thread id, host ns)
 Note = tuple[int, Any, int, int]
@@ -241,8 +242,9 @@ class Activity:
     ``symbols`` maps the symbol of each kernel the platform looked up to the name
     it was looked up by.  :meth:`enqueued` is called by the platform after each
     copy or memset it put on a stream; :meth:`read` returns an
-    ``ActivityBatch``'s two lists: the copies' and memsets' ``(thread_id,
-    enqueue_ns, start_ns, end_ns)`` and the launches whose kernel has come."""
+    ``ActivityBatch``'s fields: the copies' and memsets' ``(thread_id,
+    enqueue_ns, start_ns, end_ns)``, the launches whose kernel has come (and
+    the calls refused), and the names they index."""
 
     def __init__(
         self,
@@ -262,6 +264,8 @@ class Activity:
         self._calls: dict[int, tuple] = {}  # correlation id -> its cuLaunchKernel, kernel not yet come
         self._kernels: dict[int, tuple] = {}  # correlation id -> a kernel whose call has not come
         self._external: dict[int, int] = {}  # correlation id -> the HIP-named call's id
+        self.names: list[str] = [""]  # ActivityBatch.names (0: none, a refused call's)
+        self._name_index: dict[str, int] = {}  # a kernel's symbol -> its name's index there
         self._waiting = 0  # records taken since the last read
         self._notify: tuple[int, threading.Event] | None = None  # (records, the reader's wake-up)
         self._lock = threading.Lock()
@@ -332,7 +336,7 @@ class Activity:
             if notify is not None and self._waiting >= notify[0]:
                 notify[1].set()
 
-    def read(self) -> tuple[list[tuple[int, int, int, int]], list[tuple]]:
+    def read(self) -> tuple[list[tuple[int, int, int, int]], np.ndarray, list[str]]:
         self._cupti.activity_flush_all(1)
         offset = self._offset()
         with self._lock:
@@ -340,7 +344,8 @@ class Activity:
             self._records = {kind: [] for kind in records}
             self._waiting = 0
         self._external.update(records[EXTERNAL])
-        return self._work(records, offset), self._launches(records, offset)
+        launches = self._launches(records, offset)
+        return self._work(records, offset), np.array(launches, LAUNCH_RECORD), self.names
 
     def _work(self, records: dict[int, list[tuple]], offset: int) -> list[tuple[int, int, int, int]]:
         """The copies and memsets, paired with the notes of their streams."""
@@ -365,7 +370,7 @@ class Activity:
             call = (tid, start - offset, end - offset, external.pop(correlation, 0))
             if result:  # refused: cuLaunchKernel's own error, as the platform reports it
                 code, none = self._launch_error(result), (0, 0, 0)
-                out.append((*call[:3], 0, 0, 0, 0, "", none, none, 0, 0, LAUNCH_REFUSED, code, call[3]))
+                out.append((*call[:3], 0, 0, 0, 0, 0, none, none, 0, 0, LAUNCH_REFUSED, code, call[3]))
             elif correlation in kernels:
                 out.append(self._launch(call, kernels.pop(correlation), offset))
             else:
@@ -385,9 +390,13 @@ class Activity:
     def _launch(self, call: tuple, kernel: tuple, offset: int) -> tuple:
         tid, call_ns, return_ns, correlation_id = call
         _, device, sid, (grid, block), start, end, symbol, dynamic_shared, static_shared = kernel
+        name = self._name_index.get(symbol)
+        if name is None:
+            name = self._name_index[symbol] = len(self.names)
+            self.names.append(self._symbols[symbol])
         return (
             tid, call_ns, return_ns, start - offset, end - offset, device, self._stream_handle(device, sid),
-            self._symbols[symbol], grid, block, dynamic_shared, static_shared, LAUNCH_RAN, 0, correlation_id,
+            name, grid, block, dynamic_shared, static_shared, LAUNCH_RAN, 0, correlation_id,
         )  # fmt: skip
 
     def _offset(self) -> int:
