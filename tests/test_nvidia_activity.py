@@ -5,6 +5,7 @@ reason where there is none."""
 
 from __future__ import annotations
 
+import ctypes
 import statistics
 import threading
 import time
@@ -17,12 +18,13 @@ import hipkit
 from hipkit import platforms
 from hipkit.platforms.base import LAUNCH_RAN, LAUNCH_REFUSED
 from hipkit.platforms.nvidia._activity import (
-    CALL,
+    CALLS,
     COPY,
-    KERNEL,
+    KERNELS,
     MATCH_WINDOW,
     SET,
     Activity,
+    _Buffers,
     _pair,
     unavailable_reason,
 )
@@ -64,34 +66,52 @@ def _joining(symbols: dict[str, str]) -> Activity:
     activity = Activity.__new__(Activity)
     activity._stream_handle = lambda device, sid: sid
     activity._symbols, activity._launch_error = symbols, lambda code: 9 if code == 1 else code
-    activity._calls, activity._kernels, activity._external = {}, {}, {}
+    activity._calls, activity._kernels, activity._external = np.empty(0, CALLS), np.empty(0, KERNELS), {}
     activity.names, activity._name_index = [""], {}
     return activity
 
 
-def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first():
+def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(monkeypatch):
     """Records of one launch may come in different reads; a kernel that is not
     hipkit's takes its call away; a refused call has no kernel; a HIP-named
     call's id comes with the launches it made (CUPTI's external correlation)."""
+    # the kernel names CUPTI's records gave, which KERNELS' "name" indexes
+    monkeypatch.setattr(_Buffers, "symbols", ["_Z5scaleIfEvPT_i", "empty", "_ZN2at6native6kernelEv"])
     activity = _joining({"_Z5scaleIfEvPT_i": "scale<float>", "empty": "empty"})
-    shape = ((2, 1, 1), (64, 1, 1))
-    # kernels: (correlation, device, stream id, shape, start, end, symbol, dynamic, static shared)
-    scale = (11, 0, 7, shape, 1500, 1600, "_Z5scaleIfEvPT_i", 16, 4)
-    empty = (12, 0, 7, shape, 1700, 1710, "empty", 0, 0)
-    foreign = (13, 0, 7, shape, 1800, 1900, "_ZN2at6native6kernelEv", 0, 0)  # PyTorch's
-    # calls of cuLaunchKernel: (correlation, thread, start, end, CUresult); CUPTI's clock is 1000 ahead
-    calls = [(12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0)]
-    assert activity._launches({KERNEL: [scale, foreign], CALL: calls}, offset=1000) == []
-    assert activity._calls.keys() == {12} and activity._kernels.keys() == {11}
+    grid, block = (2, 1, 1), (64, 1, 1)
+
+    def kernels(*rows):  # (correlation, stream id, start, end, name, dynamic and static shared bytes)
+        return np.array(
+            [(c, 0, sid, t0, t1, n, grid, block, d, s) for c, sid, t0, t1, n, d, s in rows], KERNELS
+        )
+
+    def calls(*rows):  # (correlation, thread, start, end, CUresult)
+        return np.array(list(rows), CALLS)
+
+    # CUPTI's clock is 1000 ahead of the host's
+    first = activity._launches(
+        kernels((11, 7, 1500, 1600, 0, 16, 4), (13, 7, 1800, 1900, 2, 0, 0)),  # scale, then PyTorch's
+        calls((12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0)),
+        offset=1000,
+    )
+    assert len(first) == 0  # neither launch is whole yet; the foreign kernel took its call away
+    assert activity._calls["correlation_id"].tolist() == [12]
+    assert activity._kernels["correlation_id"].tolist() == [11]
     activity._external[11] = 5  # scale was launched inside the HIP-named call 5
-    calls = [(11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1)]
-    assert activity._launches({KERNEL: [empty], CALL: calls}, offset=1000) == [
-        (98, -100, -50, 500, 600, 0, 7, 1, *shape, 16, 4, LAUNCH_RAN, 0, 5),
-        (98, 100, 105, 0, 0, 0, 0, 0, (0, 0, 0), (0, 0, 0), 0, 0, LAUNCH_REFUSED, 9, 0),
-        (99, 0, 10, 700, 710, 0, 7, 2, *shape, 0, 0, LAUNCH_RAN, 0, 0),
-    ]
-    assert activity.names == ["", "scale<float>", "empty"]  # what each launch's name indexes
-    assert activity._calls == {} and activity._kernels == {} and activity._external == {}
+    out = activity._launches(
+        np.concatenate([activity._kernels, kernels((12, 7, 1700, 1710, 1, 0, 0))]),
+        np.concatenate([activity._calls, calls((11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1))]),
+        offset=1000,
+    )
+    assert out["status"].tolist() == [LAUNCH_RAN, LAUNCH_RAN, LAUNCH_REFUSED]
+    assert [activity.names[i] for i in out["name"][:2].tolist()] == ["scale<float>", "empty"]
+    assert out["thread_id"].tolist() == [98, 99, 98] and out["correlation_id"].tolist() == [5, 0, 0]
+    assert out["call_ns"].tolist() == [-100, 0, 100] and out["return_ns"].tolist() == [-50, 10, 105]
+    assert out["start_ns"].tolist() == [500, 700, 0] and out["end_ns"].tolist() == [600, 710, 0]
+    assert out["grid"][:2].tolist() == [list(grid)] * 2 and out["block"][:2].tolist() == [list(block)] * 2
+    assert out["dynamic_shared"].tolist() == [16, 0, 0] and out["static_shared"].tolist() == [4, 0, 0]
+    assert out["stream"].tolist() == [7, 7, 0] and out["error"].tolist() == [0, 0, 9]
+    assert len(activity._calls) == len(activity._kernels) == 0 and activity._external == {}
 
 
 SPIN = r"""
@@ -173,3 +193,52 @@ def test_only_hipkits_kernels_are_traced_each_with_its_call():
         call = calls[kernel.correlation_id]
         assert call.thread_id == kernel.thread_id == threading.get_native_id()
         assert call.start_ns <= kernel.start_ns < kernel.end_ns  # it may start before the call returns
+
+
+def _buffer(*records: tuple[int, int]) -> tuple[ctypes.Array, dict[int, int]]:
+    """A buffer of (kind, size) records, and each record's size by its offset."""
+    buffer = ctypes.create_string_buffer(sum(size for _, size in records))
+    sizes, at = {}, 0
+    for kind, size in records:
+        ctypes.c_uint32.from_address(ctypes.addressof(buffer) + at).value = kind
+        sizes[at] = size
+        at += size
+    return buffer, sizes
+
+
+def _cupti_walk(monkeypatch, sizes: dict[int, int]) -> list[int]:
+    """cuptiActivityGetNextRecord over ``sizes``; returns the offsets it was asked from."""
+    asked: list[int] = []
+
+    def next_record(buffer, valid, record):
+        at = None if record._obj.value is None else record._obj.value - buffer
+        asked.append(at)
+        if at is not None and at not in sizes:
+            return 1  # no record begins there
+        following = 0 if at is None else at + sizes[at]
+        if following >= valid:
+            return 1  # CUPTI_ERROR_MAX_LIMIT_REACHED
+        record._obj.value = buffer + following
+        return 0
+
+    monkeypatch.setattr(_Buffers, "_next", staticmethod(next_record))
+    monkeypatch.setattr(_Buffers, "_sizes", {})
+    return asked
+
+
+def test_records_are_walked_by_sizes_learned_from_cupti_once(monkeypatch):
+    buffer, sizes = _buffer((10, 16), (11, 24), (10, 16), (10, 16), (11, 24), (12, 8), (10, 16))
+    asked = _cupti_walk(monkeypatch, sizes)
+    offsets = _Buffers._offsets(ctypes.addressof(buffer), len(buffer))
+    assert offsets == {10: [0, 40, 56, 104], 11: [16, 72], 12: [96]}
+    assert asked == [0, 16, 96]  # CUPTI was asked once per kind
+    assert _Buffers._sizes == {10: 16, 11: 24, 12: 8}
+
+
+def test_a_walk_that_goes_wrong_is_redone_by_cupti(monkeypatch):
+    buffer, sizes = _buffer((10, 16), (11, 24), (10, 32), (11, 24))  # kind 10 of two sizes
+    _cupti_walk(monkeypatch, sizes)
+    assert _Buffers._offsets(ctypes.addressof(buffer), len(buffer)) == {10: [0, 40], 11: [16, 72]}
+    last_unknown, sizes = _buffer((10, 16), (12, 8))  # the last record's size is not CUPTI's to say
+    _cupti_walk(monkeypatch, sizes)
+    assert _Buffers._offsets(ctypes.addressof(last_unknown), len(last_unknown)) == {10: [0], 12: [16]}

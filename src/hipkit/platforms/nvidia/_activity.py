@@ -78,6 +78,20 @@ _BYTES_FIELDS = ("bytes", "start", "end", "device_id", "stream_id", "correlation
 _CALL_FIELDS = ("cbid", "start", "end", "thread_id", "correlation_id", "return_value")
 _EXTERNAL_FIELDS = ("external_kind", "external_id", "correlation_id")
 
+# The records of launches, as read (times on CUPTI's clock): a kernel's name
+# indexes _Buffers.symbols; result: cuLaunchKernel's CUresult.
+KERNELS = np.dtype(
+    [(f, np.int64) for f in ("correlation_id", "device", "stream", "start", "end", "name")]
+    + [
+        ("grid", np.int64, 3),
+        ("block", np.int64, 3),
+        ("dynamic_shared", np.int64),
+        ("static_shared", np.int64),
+    ]
+)
+CALLS = np.dtype([(f, np.int64) for f in ("correlation_id", "thread_id", "start", "end", "result")])
+EXTERNALS = np.dtype([(f, np.int64) for f in ("correlation_id", "external_id")])
+
 
 def _libcupti() -> ctypes.CDLL:
     """The libcupti cupti-python loaded (the one whose activity it enables)."""
@@ -125,7 +139,9 @@ class _Buffers:
     _layouts: dict[int, tuple[int, np.dtype]] = {}
     _launch_cbid = 0  # CUPTI's id of cuLaunchKernel among the driver's calls
     external_kind = 0  # the kind of the external correlation ids hipkit pushes (CUSTOM0)
-    _names: dict[int, str] = {}  # a kernel name's address (CUPTI keeps one per kernel) -> the name
+    _sizes: dict[int, int] = {}  # a record kind -> its records' size in a buffer, as learned
+    _names: dict[int, int] = {}  # a kernel name's address (CUPTI keeps one per kernel) -> its index
+    symbols: list[str] = []  # the kernel names (symbols) CUPTI's records named, in KERNELS' "name"
     _callbacks: tuple[Any, ...] = ()
 
     @classmethod
@@ -178,60 +194,106 @@ class _Buffers:
         del block
 
     @classmethod
-    def _records(cls, buffer: int, valid: int) -> dict[int, list[tuple]]:
-        """A buffer's records, as tuples by kind:
-        KERNEL (correlation id, device, stream id, (grid, block), start, end, name,
-        dynamic shared bytes, static shared bytes); COPY and SET (correlation id,
-        device, stream id, bytes, start, end); CALL, of cuLaunchKernel only
-        (correlation id, thread id, start, end, CUresult); EXTERNAL (correlation
-        id, external id), of hipkit's kind only."""
-        offsets: dict[int, list[int]] = {}
-        record = ctypes.c_void_p(None)
-        while cls._next(buffer, valid, ctypes.byref(record)) == 0:
-            address = record.value or 0
-            kind = ctypes.c_uint32.from_address(address).value
-            offsets.setdefault(kind, []).append(address - buffer)
+    def _records(cls, buffer: int, valid: int) -> dict[int, list[Any]]:
+        """A buffer's records by kind: arrays of KERNELS, CALLS (of cuLaunchKernel
+        only) and EXTERNALS (of hipkit's kind only); tuples of COPY and SET
+        (correlation id, device, stream id, bytes, start, end)."""
+        offsets = cls._offsets(buffer, valid)
         data = np.ctypeslib.as_array((ctypes.c_ubyte * valid).from_address(buffer))
-        records: dict[int, list[tuple]] = {}
+        records: dict[int, list[Any]] = {}
         for kind, at in offsets.items():
             layout = cls._layouts.get(kind)
             if layout is None:
                 continue
             ours, dtype = layout
             rows = data[np.asarray(at)[:, None] + np.arange(dtype.itemsize)].copy().view(dtype).ravel()
-            records.setdefault(ours, []).extend(cls._tuples(ours, rows))
+            if ours in (COPY, SET):
+                records.setdefault(ours, []).extend(_bytes_records(rows))
+            else:
+                records.setdefault(ours, []).append(cls._columns(ours, rows))
         return records
 
     @classmethod
-    def _tuples(cls, ours: int, rows: np.ndarray) -> Iterable[tuple]:
+    def _offsets(cls, buffer: int, valid: int) -> dict[int, list[int]]:
+        """Where each record of a buffer begins, by kind.  CUPTI's way to walk a
+        buffer, a call per record, costs microseconds each through ctypes; so a
+        kind's record size is learned from it once (the distance to the next
+        record), and records of known kinds are stepped over in Python.  A walk
+        that goes wrong (CUPTI finds no record where one should begin, or the
+        walk does not end exactly at the end of the buffer) is redone by CUPTI."""
+        sizes = cls._sizes
+        kinds = memoryview((ctypes.c_ubyte * valid).from_address(buffer)).cast("B").cast("I")
+        offsets: dict[int, list[int]] = {}
+        at = 0
+        while at < valid:
+            kind = kinds[at >> 2]
+            size = sizes.get(kind)
+            if size is None:
+                following = cls._following(buffer, valid, at)
+                if following is None:  # the last record, or no record here: CUPTI walks it all
+                    break
+                size = sizes[kind] = following - at
+            offsets.setdefault(kind, []).append(at)
+            at += size
+        if at == valid:
+            return offsets
+        offsets = {}
+        following = cls._following(buffer, valid, None)
+        while following is not None:
+            at, following = following, cls._following(buffer, valid, following)
+            offsets.setdefault(kinds[at >> 2], []).append(at)
+        return offsets
+
+    @classmethod
+    def _following(cls, buffer: int, valid: int, at: int | None) -> int | None:
+        """The offset of the record after the one at ``at`` (the first with None), or None."""
+        record = ctypes.c_void_p(None if at is None else buffer + at)
+        if cls._next(buffer, valid, ctypes.byref(record)) != 0:
+            return None
+        return (record.value or 0) - buffer
+
+    @classmethod
+    def _columns(cls, ours: int, rows: np.ndarray) -> np.ndarray:
+        """CUPTI's records of a kind as an array of KERNELS, CALLS or EXTERNALS."""
         if ours == CALL:
             rows = rows[rows["cbid"] == cls._launch_cbid]
-            columns = ("correlation_id", "thread_id", "start", "end", "return_value")
-            return zip(*(rows[c].tolist() for c in columns), strict=True)
-        if ours == EXTERNAL:
+            out = np.empty(len(rows), CALLS)
+            out["result"] = rows["return_value"]
+            fields: tuple[str, ...] = ("correlation_id", "thread_id", "start", "end")
+        elif ours == EXTERNAL:
             rows = rows[rows["external_kind"] == cls.external_kind]
-            return zip(rows["correlation_id"].tolist(), rows["external_id"].tolist(), strict=True)
-        correlations, devices = rows["correlation_id"].tolist(), rows["device_id"].tolist()
-        streams, starts, ends = rows["stream_id"].tolist(), rows["start"].tolist(), rows["end"].tolist()
-        if ours != KERNEL:
-            return zip(correlations, devices, streams, rows["bytes"].tolist(), starts, ends, strict=True)
-        grids = zip(*(rows[f"grid_{axis}"].tolist() for axis in "xyz"), strict=True)
-        blocks = zip(*(rows[f"block_{axis}"].tolist() for axis in "xyz"), strict=True)
-        names = cls._names
-        for address in set(rows["name"].tolist()) - names.keys():
-            names[address] = ctypes.string_at(address).decode(errors="replace") if address else ""
-        return zip(
-            correlations,
-            devices,
-            streams,
-            zip(grids, blocks, strict=True),
-            starts,
-            ends,
-            [names[address] for address in rows["name"].tolist()],
-            rows["dynamic_shared_memory"].tolist(),
-            rows["static_shared_memory"].tolist(),
-            strict=True,
-        )
+            out = np.empty(len(rows), EXTERNALS)
+            fields = ("correlation_id", "external_id")
+        else:
+            out = np.empty(len(rows), KERNELS)
+            out["device"], out["stream"] = rows["device_id"], rows["stream_id"]
+            out["dynamic_shared"], out["static_shared"] = (
+                rows["dynamic_shared_memory"],
+                rows["static_shared_memory"],
+            )
+            for axis, i in zip("xyz", range(3), strict=True):
+                out["grid"][:, i], out["block"][:, i] = rows[f"grid_{axis}"], rows[f"block_{axis}"]
+            addresses, at = np.unique(rows["name"], return_inverse=True)
+            out["name"] = np.array([cls._name(a) for a in addresses.tolist()], np.int64)[at]
+            fields = ("correlation_id", "start", "end")
+        for field in fields:
+            out[field] = rows[field]
+        return out
+
+    @classmethod
+    def _name(cls, address: int) -> int:
+        """The index in ``symbols`` of the kernel name CUPTI keeps at ``address``
+        (one copy per kernel, read while the record is)."""
+        index = cls._names.get(address)
+        if index is None:
+            index = cls._names[address] = len(cls.symbols)
+            cls.symbols.append(ctypes.string_at(address).decode(errors="replace") if address else "")
+        return index
+
+
+def _bytes_records(rows: np.ndarray) -> Iterable[tuple]:
+    columns = ("correlation_id", "device_id", "stream_id", "bytes", "start", "end")
+    return zip(*(rows[c].tolist() for c in columns), strict=True)
 
 
 class Activity:
@@ -260,12 +322,12 @@ class Activity:
         self._launch_error = launch_error  # a CUresult of cuLaunchKernel -> its hipError_t
         self._queues: dict[tuple[int, int], deque[Note]] = {}  # by (device, stream handle)
         self._notes: dict[tuple[int, int], deque[Note]] = {}  # by (device, CUPTI's stream id)
-        self._records: dict[int, list[tuple]] = {kind: [] for kind in (KERNEL, COPY, SET, CALL, EXTERNAL)}
-        self._calls: dict[int, tuple] = {}  # correlation id -> its cuLaunchKernel, kernel not yet come
-        self._kernels: dict[int, tuple] = {}  # correlation id -> a kernel whose call has not come
+        self._records: dict[int, list[Any]] = {kind: [] for kind in (KERNEL, COPY, SET, CALL, EXTERNAL)}
+        self._calls = np.empty(0, CALLS)  # calls whose kernel has not come (yet)
+        self._kernels = np.empty(0, KERNELS)  # hipkit's kernels whose call has not come
         self._external: dict[int, int] = {}  # correlation id -> the HIP-named call's id
         self.names: list[str] = [""]  # ActivityBatch.names (0: none, a refused call's)
-        self._name_index: dict[str, int] = {}  # a kernel's symbol -> its name's index there
+        self._name_index: dict[int, int] = {}  # index in _Buffers.symbols -> in names; -1: not hipkit's
         self._waiting = 0  # records taken since the last read
         self._notify: tuple[int, threading.Event] | None = None  # (records, the reader's wake-up)
         self._lock = threading.Lock()
@@ -326,12 +388,12 @@ class Activity:
 
         threading.Thread(target=reader, name="hipkit CUPTI reader", daemon=True).start()
 
-    def _take(self, records: dict[int, list[tuple]]) -> None:
+    def _take(self, records: dict[int, list[Any]]) -> None:
         """From CUPTI's thread: a completed buffer's records."""
         with self._lock:
             for kind, taken in records.items():
                 self._records[kind].extend(taken)
-                self._waiting += len(taken)
+                self._waiting += sum(len(t) for t in taken) if kind in (KERNEL, CALL) else len(taken)
             notify = self._notify
             if notify is not None and self._waiting >= notify[0]:
                 notify[1].set()
@@ -343,11 +405,14 @@ class Activity:
             records = self._records
             self._records = {kind: [] for kind in records}
             self._waiting = 0
-        self._external.update(records[EXTERNAL])
-        launches = self._launches(records, offset)
-        return self._work(records, offset), np.array(launches, LAUNCH_RECORD), self.names
+        for externals in records[EXTERNAL]:
+            pairs = zip(externals["correlation_id"].tolist(), externals["external_id"].tolist(), strict=True)
+            self._external.update(pairs)
+        kernels = np.concatenate([self._kernels, *records[KERNEL]])
+        calls = np.concatenate([self._calls, *records[CALL]])
+        return self._work(records, offset), self._launches(kernels, calls, offset), self.names
 
-    def _work(self, records: dict[int, list[tuple]], offset: int) -> list[tuple[int, int, int, int]]:
+    def _work(self, records: dict[int, list[Any]], offset: int) -> list[tuple[int, int, int, int]]:
         """The copies and memsets, paired with the notes of their streams."""
         work = [(COPY, *r) for r in records[COPY]] + [(SET, *r) for r in records[SET]]
         work.sort(key=_CORRELATION)  # the order the host enqueued them
@@ -361,43 +426,58 @@ class Activity:
                 out.append((note[2], note[3], start - offset, end - offset))
         return out
 
-    def _launches(self, records: dict[int, list[tuple]], offset: int) -> list[tuple]:
-        """``ActivityBatch.launches``: each of hipkit's kernels with its call, and
-        the calls the driver refused (which have no kernel)."""
-        calls, kernels, external = self._calls, self._kernels, self._external
-        out = []
-        for correlation, tid, start, end, result in records[CALL]:
-            call = (tid, start - offset, end - offset, external.pop(correlation, 0))
-            if result:  # refused: cuLaunchKernel's own error, as the platform reports it
-                code, none = self._launch_error(result), (0, 0, 0)
-                out.append((*call[:3], 0, 0, 0, 0, 0, none, none, 0, 0, LAUNCH_REFUSED, code, call[3]))
-            elif correlation in kernels:
-                out.append(self._launch(call, kernels.pop(correlation), offset))
-            else:
-                calls[correlation] = call
-        symbols = self._symbols
-        for kernel in records[KERNEL]:
-            if kernel[6] not in symbols:
-                calls.pop(kernel[0], None)  # not hipkit's (PyTorch's, CuPy's...)
-                continue
-            waiting = calls.pop(kernel[0], None)
-            if waiting is None:
-                kernels[kernel[0]] = kernel
-            else:
-                out.append(self._launch(waiting, kernel, offset))
+    def _launches(self, kernels: np.ndarray, calls: np.ndarray, offset: int) -> np.ndarray:
+        """``ActivityBatch.launches``: each of hipkit's kernels joined with its call
+        by correlation id, and the calls the driver refused (which have no kernel);
+        what waits for the other half stays for the next read."""
+        names, at = np.unique(kernels["name"], return_inverse=True)
+        name = np.array([self._launch_name(n) for n in names.tolist()], np.int64)[at]
+        foreign = kernels["correlation_id"][name < 0]  # PyTorch's, CuPy's...: their calls go too
+        kernels, name = kernels[name >= 0], name[name >= 0]
+        refused = calls[calls["result"] != 0]
+        calls = calls[(calls["result"] == 0) & ~np.isin(calls["correlation_id"], foreign)]
+        _, k, c = np.intersect1d(kernels["correlation_id"], calls["correlation_id"], return_indices=True)
+        self._kernels, self._calls = np.delete(kernels, k), np.delete(calls, c)
+        kernels, name, calls = kernels[k], name[k], calls[c]
+        out = np.zeros(len(kernels) + len(refused), LAUNCH_RECORD)
+        ran, failed = out[: len(kernels)], out[len(kernels) :]
+        for part, call in ((ran, calls), (failed, refused)):
+            part["thread_id"] = call["thread_id"]
+            part["call_ns"], part["return_ns"] = call["start"] - offset, call["end"] - offset
+            part["correlation_id"] = self._correlation_ids(call["correlation_id"])
+        ran["start_ns"], ran["end_ns"] = kernels["start"] - offset, kernels["end"] - offset
+        ran["name"], ran["device"] = name, kernels["device"]
+        for field in ("grid", "block", "dynamic_shared", "static_shared"):
+            ran[field] = kernels[field]
+        ran["stream"] = self._handles(kernels["device"], kernels["stream"])
+        ran["status"] = LAUNCH_RAN
+        failed["status"] = LAUNCH_REFUSED
+        failed["error"] = [self._launch_error(result) for result in refused["result"].tolist()]
         return out
 
-    def _launch(self, call: tuple, kernel: tuple, offset: int) -> tuple:
-        tid, call_ns, return_ns, correlation_id = call
-        _, device, sid, (grid, block), start, end, symbol, dynamic_shared, static_shared = kernel
-        name = self._name_index.get(symbol)
-        if name is None:
-            name = self._name_index[symbol] = len(self.names)
-            self.names.append(self._symbols[symbol])
-        return (
-            tid, call_ns, return_ns, start - offset, end - offset, device, self._stream_handle(device, sid),
-            name, grid, block, dynamic_shared, static_shared, LAUNCH_RAN, 0, correlation_id,
-        )  # fmt: skip
+    def _launch_name(self, symbol: int) -> int:
+        """The index in ``names`` of the kernel ``symbols[symbol]`` names, or -1
+        for a kernel the platform never looked up (not hipkit's)."""
+        index = self._name_index.get(symbol)
+        if index is None:
+            name = self._symbols.get(_Buffers.symbols[symbol])
+            index = self._name_index[symbol] = -1 if name is None else len(self.names)
+            if name is not None:
+                self.names.append(name)
+        return index
+
+    def _correlation_ids(self, correlations: np.ndarray) -> np.ndarray | int:
+        """The HIP-named calls' ids of the launches with these CUPTI correlation ids (0: none)."""
+        external = self._external
+        if not external:
+            return 0
+        return np.array([external.pop(c, 0) for c in correlations.tolist()], np.int64)
+
+    def _handles(self, devices: np.ndarray, streams: np.ndarray) -> np.ndarray:
+        """The stream handles of CUPTI's (device, stream id) pairs."""
+        pairs, at = np.unique(np.stack([devices, streams], axis=1), axis=0, return_inverse=True)
+        handles = [self._stream_handle(device, sid) for device, sid in pairs.tolist()]
+        return np.array(handles, np.int64)[at.reshape(-1)]
 
     def _offset(self) -> int:
         """CUPTI's clock minus perf_counter_ns, from the tightest of a few brackets."""
