@@ -137,9 +137,18 @@ class Activity:
     records read early, and the devices' names and streams in the trace.
     ``methods`` are the platform's own (untraced) methods."""
 
-    def __init__(self, platform: Platform, methods: dict[str, Callable], spool: Spool, ids: itertools.count):
+    def __init__(
+        self,
+        platform: Platform,
+        methods: dict[str, Callable],
+        spool: Spool,
+        dispatch_ids: itertools.count,
+        domains: Domains,
+        call_ids: itertools.count,
+        note_thread: Callable[[int], None],
+    ):
         self.platform = platform
-        self.spool, self._dispatch_ids = spool, ids
+        self.spool, self._dispatch_ids = spool, dispatch_ids
         self._methods = methods
         self.pending: list[tuple] = []
         self.high, self.max = PENDING_HIGH, PENDING_MAX  # the tracer calls overflow() above high
@@ -148,59 +157,53 @@ class Activity:
         self._devices: dict[int, str] = {}  # native -> name in the trace
         self._streams: dict[int, dict[int, int]] = {}  # native -> handle -> number shown
         self._lock = threading.RLock()
-        self.untimed = 0  # entries given host times: no record came
+        self.untimed = 0  # entries and launches given host times: no record, or it never ran
         self.unmatched = 0  # records no entry claimed
-        self._launches: Callable[[ActivityBatch], None] | None = None  # describe_launches
-
-    def describe_launches(
-        self, domains: Domains, ids: itertools.count, note_thread: Callable[[int], None]
-    ) -> None:
-        """The platform describes each launch call: its records become blocks of
-        kernel and API rows here (columns: no Python object per launch), ``ids``
-        numbering the calls no HIP-named call made."""
-        wanted: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
-
-        def keeps(name: str) -> bool:
-            keep = wanted.get(name)
-            if keep is None:
-                keep = wanted[name] = domains.kernel and domains.kernel_wanted(name)
-            return keep
-
-        def launched(batch: ActivityBatch) -> None:
-            launches = batch.launches
-            if not len(launches):
-                return
-            called = launches["call_ns"]
-            if (called[1:] < called[:-1]).any():  # finished out of order (several streams)
-                launches = launches[np.argsort(called, kind="stable")]  # shown as called
-            for tid in np.unique(launches["thread_id"]).tolist():
-                note_thread(tid)
-            correlation = launches["correlation_id"].copy()
-            own = np.flatnonzero(correlation == 0)  # not made by a HIP-named call: an id of its own
-            correlation[own] = np.fromiter(itertools.islice(ids, len(own)), np.int64, len(own))
-            if domains.api and len(own):
-                api = np.empty(len(own), _LAUNCH_API)
-                api["correlation_id"], api["thread_id"] = correlation[own], launches["thread_id"][own]
-                api["start"], api["end"] = launches["call_ns"][own], launches["return_ns"][own]
-                self.spool.add_block("launch_api", Block(api))
-            status = launches["status"]
-            names, name_at = np.unique(launches["name"], return_inverse=True)
-            keep = np.array([keeps(batch.names[i]) for i in names.tolist()], bool)[name_at]
-            keep &= status != LAUNCH_REFUSED  # a refused call's API row is all there is
-            kept = np.flatnonzero(keep)
-            if len(kept):
-                block = self._kernel_block(launches[kept], correlation[kept], batch)
-                self.spool.add_block("launch_kernel", block)
-            self.spool.maybe_flush()
-
-        self._launches = launched
+        # Launches: the domains asked for, the ids of the calls no HIP-named call made.
+        self._domains, self._call_ids, self._note_thread = domains, call_ids, note_thread
+        self._wanted: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
         pid = os.getpid()
 
         def read_soon() -> None:
             if os.getpid() == pid:  # not a forked child's: the records are the parent's
                 self.drain()
 
-        self.platform.activity_notify(self.high, read_soon)
+        platform.activity_notify(self.high, read_soon)
+
+    def _keeps(self, name: str) -> bool:
+        keep = self._wanted.get(name)
+        if keep is None:
+            domains = self._domains
+            keep = self._wanted[name] = domains.kernel and domains.kernel_wanted(name)
+        return keep
+
+    def _launched(self, batch: ActivityBatch) -> None:
+        """The platform's launch records, spooled as blocks of kernel and API rows
+        (columns: no Python object per launch)."""
+        launches = batch.launches
+        if not len(launches):
+            return
+        called = launches["call_ns"]
+        if (called[1:] < called[:-1]).any():  # finished out of order (several streams)
+            launches = launches[np.argsort(called, kind="stable")]  # shown as called
+        for tid in np.unique(launches["thread_id"]).tolist():
+            self._note_thread(tid)
+        correlation = launches["correlation_id"].copy()
+        own = np.flatnonzero(correlation == 0)  # not made by a HIP-named call: an id of its own
+        correlation[own] = np.fromiter(itertools.islice(self._call_ids, len(own)), np.int64, len(own))
+        if self._domains.api and len(own):
+            api = np.empty(len(own), _LAUNCH_API)
+            api["correlation_id"], api["thread_id"] = correlation[own], launches["thread_id"][own]
+            api["start"], api["end"] = launches["call_ns"][own], launches["return_ns"][own]
+            self.spool.add_block("launch_api", Block(api))
+        names, name_at = np.unique(launches["name"], return_inverse=True)
+        keep = np.array([self._keeps(batch.names[i]) for i in names.tolist()], bool)[name_at]
+        keep &= launches["status"] != LAUNCH_REFUSED  # a refused call's API row is all there is
+        kept = np.flatnonzero(keep)
+        if len(kept):
+            self.spool.add_block(
+                "launch_kernel", self._kernel_block(launches[kept], correlation[kept], batch)
+            )
 
     def _kernel_block(self, launches: np.ndarray, correlation: np.ndarray, batch: ActivityBatch) -> Block:
         """The kernel rows of ``launches`` (with these correlation ids) as a block."""
@@ -264,8 +267,7 @@ class Activity:
             if wait:
                 self._synchronize()
             batch = self._read()
-            if self._launches is not None:
-                self._launches(batch)
+            self._launched(batch)
             early = self._early
             records = early + batch.work
             spans, later, stray = match(items, records)
@@ -282,11 +284,13 @@ class Activity:
         try:
             return self.platform.activity_read()
         except HipError as exc:  # what waits keeps the host times of its call
-            missing = "; launches since the last read are missing" if self._launches is not None else ""
             log.warning(
-                "profiler: %s activity records could not be read%s: %s", self.platform.name, missing, exc
+                "profiler: %s activity records could not be read (launches since the last read are "
+                "missing): %s",
+                self.platform.name,
+                exc,
             )
-            return Platform.activity_read(self.platform)
+            return Platform.activity_read(self.platform)  # the base platform's: nothing
 
     def _synchronize(self) -> None:
         synchronize = self._methods["synchronize"]

@@ -319,7 +319,7 @@ class Tracer:
         activity = self.activities[id(platform)]
         if activity is not None and name in _DEVICE_WORK:
             if name == "launch":
-                return None  # the platform's records describe each launch call (Activity.describe_launches)
+                return None  # the platform's records describe each launch call (Activity._launched)
             return self._wrap_copy_activity(activity, name, original)
         if name == "unload_module":
             return self._wrap_unload(original)
@@ -344,8 +344,10 @@ class Tracer:
             return None
         if not started:
             return None
-        activity = Activity(platform, self._methods[id(platform)], self.spool, self._dispatch_ids)
-        activity.describe_launches(self.domains, self.ids, self._note_thread)
+        methods = self._methods[id(platform)]
+        activity = Activity(
+            platform, methods, self.spool, self._dispatch_ids, self.domains, self.ids, self._note_thread
+        )
         self._correlate += (platform.activity_correlate,)
         return activity
 
