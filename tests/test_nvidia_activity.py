@@ -242,3 +242,27 @@ def test_a_walk_that_goes_wrong_is_redone_by_cupti(monkeypatch):
     last_unknown, sizes = _buffer((10, 16), (12, 8))  # the last record's size is not CUPTI's to say
     _cupti_walk(monkeypatch, sizes)
     assert _Buffers._offsets(ctypes.addressof(last_unknown), len(last_unknown)) == {10: [0], 12: [16]}
+
+
+@gpu
+def test_streams_made_after_a_device_reset_are_told_apart():
+    """A reset destroys the context's streams: the platform forgets their handles
+    and CUPTI's ids of them, so the next profile names the new streams right."""
+    device = hipkit.Device(0, "nvidia")
+    with device:
+        empty = hipkit.compile(SPIN).get_function("empty")
+        before = hipkit.Stream()
+        with hipkit.profile():
+            empty[1, 1, 0, before]()
+            hipkit.synchronize()
+        device.reset()
+        empty = hipkit.compile(SPIN).get_function("empty")
+        streams = [hipkit.Stream(), hipkit.Stream()]
+        with hipkit.profile() as p:
+            for stream in streams:
+                empty[1, 1, 0, stream]()
+            empty[1, 1]()
+            hipkit.synchronize()
+    kernels = p.kernels
+    assert len(kernels) == 3 and len({k.stream for k in kernels}) == 3
+    assert kernels[2].stream == 0  # the null stream: number 0 on every device

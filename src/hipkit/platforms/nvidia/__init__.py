@@ -371,6 +371,8 @@ class NvidiaPlatform(GpuPlatform):
                 self._tls.key = None
                 self._generations[device] += 1
                 self._modules = {h: m for h, m in self._modules.items() if m.device != device}
+                self._streams.pop(device, None)  # the reset destroyed them
+                self._stream_handles = {k: h for k, h in self._stream_handles.items() if k[0] != device}
                 if self._activity is not None:
                     self._activity.forget_device(device)
         try:
@@ -429,7 +431,10 @@ class NvidiaPlatform(GpuPlatform):
         handle = self._stream_handles.get((device, stream_id))
         if handle is None:
             for known in (0, *self._streams.get(device, ())):
-                self._stream_handles[device, self._stream_id(device, known)] = known
+                try:
+                    self._stream_handles[device, self._stream_id(device, known)] = known
+                except Exception as exc:  # CUPTI does not know it (cupti-python's own error)
+                    log.debug("hipkit: CUPTI's id of stream %#x: %s", known, exc)
             handle = self._stream_handles.setdefault((device, stream_id), -stream_id - 1)
         return handle
 
