@@ -4,9 +4,10 @@
 // An op is stamped when enqueued (enqueue() in stream.cpp), when the first
 // unit of it begins (executor.cpp) and when it completes (complete(), which
 // pushes the record here); a launch also when its call entered the runtime
-// (launch.cpp, which pushes the record of a launch it refuses itself).  A session number ties ops to the activity that
-// stamped them: an op enqueued before activity was turned off, or on again,
-// pushes nothing into a later session's buffer.
+// (launch.cpp, which pushes the record of a launch it refuses itself).  A
+// session number ties ops to the activity that stamped them: an op enqueued
+// before activity was turned off, or on again, pushes nothing into a later
+// session's buffer.
 #include <algorithm>
 #include <string>
 #include <unordered_set>

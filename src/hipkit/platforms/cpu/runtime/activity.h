@@ -16,8 +16,9 @@
 // (when it entered the runtime, what it launched, how), so a consumer needs
 // nothing else to trace it: the Python profiler leaves the launch path alone.
 //
-// Cost: when off, one relaxed atomic load per enqueued op; when on, three
-// clock reads (vDSO, no system call) and a short critical section per op.
+// Cost: when off, one relaxed atomic load per enqueued op (two per launch);
+// when on, three clock reads (vDSO, no system call; four for a launch) and a
+// short critical section per op.
 //
 // Memory is bounded: at most `capacity` records wait unread.  A record that
 // finds the buffer full is dropped and counted (hk_activity_dropped), never
@@ -38,7 +39,7 @@ enum { HK_ACTIVITY_KERNEL = 1, HK_ACTIVITY_COPY = 2, HK_ACTIVITY_MEMSET = 3 };
 // hk_activity_record.status
 enum { HK_ACTIVITY_RAN = 0, HK_ACTIVITY_NEVER_RAN = 1, HK_ACTIVITY_REFUSED = 2 };
 
-// A capacity that holds far more than a consumer lets accumulate (26 MiB when full).
+// A capacity that holds far more than a consumer lets accumulate (30 MiB when full).
 #define HK_ACTIVITY_DEFAULT_CAPACITY ((size_t)1 << 18)
 
 typedef struct hk_activity_record {

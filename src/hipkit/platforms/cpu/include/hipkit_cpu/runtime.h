@@ -145,6 +145,9 @@ int hkrt_module_get_global(hkrt_module* module, const char* name, void** ptr,
                            size_t* size);
 
 // Launch `function` on `stream`.  args[i] points to the i-th argument.
+// Besides hipSuccess and errors, a launch that succeeded may answer
+// HK_ACTIVITY_READ_SOON, but only to a caller that asked for it
+// (hk_activity_notify, runtime/activity.h).
 int hkrt_launch(const hk_kernel_desc* function, const uint32_t grid[3],
                 const uint32_t block[3], uint32_t dynamic_shared_bytes,
                 hkrt_stream* stream, void** args);
