@@ -108,6 +108,9 @@ ACTIVITY_RECORD = np.dtype(
 ACTIVITY_CAPACITY = 1 << 18
 _ACTIVITY_BATCH = 4096
 _KERNEL_RECORD = 1  # HK_ACTIVITY_KERNEL
+# The fields a kernel's record and base.LAUNCH_RECORD share.
+_LAUNCH_FIELDS: tuple[str, ...] = ("thread_id", "call_ns", "start_ns", "end_ns", "grid", "block")
+_LAUNCH_FIELDS += ("dynamic_shared", "static_shared", "status", "error", "correlation_id")
 # A launch's answer asking for the records to be read soon (HK_ACTIVITY_READ_SOON).
 _READ_SOON = 0x48500001
 
@@ -461,9 +464,7 @@ class CpuPlatform(Platform):
     def _launches(self, records: np.ndarray) -> np.ndarray:
         """ActivityBatch.launches from the runtime's kernel records."""
         out = np.empty(len(records), LAUNCH_RECORD)
-        for field in ("thread_id", "call_ns", "start_ns", "end_ns", "grid", "block", "dynamic_shared"):
-            out[field] = records[field]
-        for field in ("static_shared", "status", "error", "correlation_id"):
+        for field in _LAUNCH_FIELDS:
             out[field] = records[field]
         out["return_ns"], out["device"] = records["enqueue_ns"], 0  # the CPU platform's one device
         out["stream"] = records["stream"].astype(np.int64)
