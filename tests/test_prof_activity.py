@@ -389,6 +389,7 @@ def test_entries_wait_for_work_still_running_without_rereading_each_call(cpu, mo
             hipkit.hip.hipMemsetAsync(when, 0, 8, stream)
             (activity,) = [t for t in p._tracer._timings() if t.platform is cpu.platform]
             assert len(activity.pending) <= 61
+    hipkit.hip.hipStreamSynchronize(stream)  # HIP's hold on `when` for its async memsets ends
     assert drains[:4] == [{}, {}, {}, {"wait": True}]  # at 21, 42 and 61 entries; waiting at 61
     assert len(p.kernels) == 1 and len(p.copies) == 100
     assert p.meta["device_timestamps"]["cpu"]["host_times"] == 0
