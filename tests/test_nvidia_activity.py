@@ -6,6 +6,7 @@ reason where there is none."""
 from __future__ import annotations
 
 import ctypes
+import logging
 import statistics
 import threading
 import time
@@ -17,6 +18,7 @@ import pytest
 import hipkit
 from hipkit import platforms
 from hipkit.platforms.base import LAUNCH_RAN, LAUNCH_REFUSED
+from hipkit.platforms.nvidia import _activity
 from hipkit.platforms.nvidia._activity import (
     CALLS,
     COPY,
@@ -266,3 +268,22 @@ def test_streams_made_after_a_device_reset_are_told_apart():
     kernels = p.kernels
     assert len(kernels) == 3 and len({k.stream for k in kernels}) == 3
     assert kernels[2].stream == 0  # the null stream: number 0 on every device
+
+
+def test_a_buffer_hipkit_did_not_lend_is_not_read(monkeypatch, caplog):
+    """CUPTI takes one registration of buffer callbacks: a buffer that comes back
+    without having been lent here is another tool's, and reading it could read
+    freed memory; a lent one is read and given back."""
+    taken: list[dict] = []
+    monkeypatch.setattr(_Buffers, "sink", taken.append)
+    monkeypatch.setattr(_Buffers, "lent", {})
+    monkeypatch.setattr(_Buffers, "_records", classmethod(lambda cls, buffer, valid: {"read": buffer}))
+    stranger = ctypes.create_string_buffer(64)
+    with caplog.at_level(logging.WARNING, logger="hipkit"):
+        _Buffers._completed(None, 0, ctypes.addressof(stranger), 64, 64)
+    assert taken == [] and "did not lend" in caplog.text
+    address, size, count = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
+    _Buffers._request(ctypes.pointer(address), ctypes.pointer(size), ctypes.pointer(count))
+    assert address.value in _Buffers.lent and size.value == _activity.BUFFER_BYTES
+    _Buffers._completed(None, 0, address.value, size.value, 64)
+    assert taken == [{"read": address.value}] and _Buffers.lent == {}

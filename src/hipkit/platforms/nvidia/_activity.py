@@ -186,6 +186,9 @@ class _Buffers:
     @classmethod
     def _completed(cls, _context, _stream, buffer, _size, valid) -> None:
         block = cls.lent.pop(buffer, None)
+        if block is None:  # not lent here (another tool's registration): not ours to read
+            log.warning("hipkit: CUPTI completed a buffer hipkit did not lend; its records are skipped")
+            return
         try:
             if valid and cls.sink is not None:
                 cls.sink(cls._records(buffer, valid))
