@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from hipkit import hipify
-from hipkit.lexer import tokenize
+from hipkit.cxx.lexer import tokenize
 
 HEADER = """\
 // A generated CUDA program for hipify's speed benchmark.

@@ -6,8 +6,8 @@ import doctest
 import pytest
 
 from hipkit import hipify
+from hipkit.cxx.lexer import LexError
 from hipkit.hipify import Options, translate
-from hipkit.lexer import LexError
 
 HIP = Options(hip_kernel_execution_syntax=True)
 

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from test_cli import environment
 
-from hipkit import lexer
+from hipkit.cxx import lexer
 
 PROGRAMS_DIR = Path(__file__).resolve().parent / "cuda_programs"
 PROGRAMS = sorted(p.stem for p in PROGRAMS_DIR.glob("*.cu"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hipkit.lexer import CHAR, DIRECTIVE, IDENT, NUMBER, PUNCT, STRING, LexError, tokenize
+from hipkit.cxx.lexer import CHAR, DIRECTIVE, IDENT, NUMBER, PUNCT, STRING, LexError, tokenize
 
 SOURCE = r"""#include <hip/hip_runtime.h>
 #define ADD(a, b) \

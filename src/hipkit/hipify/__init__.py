@@ -1,6 +1,6 @@
 """hipify: translate CUDA sources to HIP (``hipkit hipify`` on the command line).
 
-Token-accurate, on :mod:`hipkit.lexer`: CUDA names are renamed by the generated name
+Token-accurate, on :mod:`hipkit.cxx.lexer`: CUDA names are renamed by the generated name
 table (:mod:`hipkit.hipify.names`, DESIGN.md seam 4), never inside comments or string
 literals; CUDA headers become HIP headers as hipify-clang writes them; calls whose HIP
 function takes other arguments are rewritten (:mod:`hipkit.hipify.arguments`); a text with

@@ -1,6 +1,6 @@
 """Portability analysis: what a renamed CUDA source still needs before it runs well on AMD GPUs.
 
-Works on the token list the translator already has (:mod:`hipkit.lexer`), so comments and
+Works on the token list the translator already has (:mod:`hipkit.cxx.lexer`), so comments and
 string literals never match.  One pass dispatches on token text; each rule looks at the few
 tokens around its trigger.  What "device code" means here: the body of a function whose
 declaration carries ``__global__`` or ``__device__`` (lambdas included), found by matching
@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..cxxparse import ParseError, match_close
-from ..lexer import DIRECTIVE, IDENT, NUMBER, STRING, LexError, Token, tokenize
+from ..cxx.brackets import ParseError, match_close
+from ..cxx.lexer import DIRECTIVE, IDENT, NUMBER, STRING, LexError, Token, tokenize
 from . import warp
 from .rules import DEVICE_PROP_FIELDS, DNN_ARGUMENTS, RULES
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
 
-from ..cxxparse import ParseError, match_close, split_top
-from ..lexer import Token
+from ..cxx.brackets import ParseError, match_close, split_top
+from ..cxx.lexer import Token
 
 __all__ = ["Rewrite", "Copy", "rewrites", "overloads", "call_edits"]
 

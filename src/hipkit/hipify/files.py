@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..lexer import LexError
+from ..cxx.lexer import LexError
 from .translator import Diagnostic, Options, Stats, translate
 
 __all__ = ["SOURCE_SUFFIXES", "FileResult", "translate_file", "translate_files", "output_path", "sources"]

@@ -1,6 +1,6 @@
 """Translate one CUDA source text to HIP, token by token.
 
-Built on :mod:`hipkit.lexer`: identifiers are renamed by the name table; comments and
+Built on :mod:`hipkit.cxx.lexer`: identifiers are renamed by the name table; comments and
 string and character literals are never touched; preprocessor lines are re-lexed so that
 names in ``#define`` and ``#if`` lines are renamed too (but not their comments or
 strings); ``#include`` lines of CUDA headers get the HIP header, as hipify-clang writes
@@ -17,11 +17,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..cxxparse import STATEMENT_KEYWORDS
-from ..lexer import DIRECTIVE, IDENT, LexError, Token, tokenize
+from ..cxx.launch import Launch, parse_launch, template_kernels
+from ..cxx.lexer import DIRECTIVE, IDENT, STATEMENT_KEYWORDS, LexError, Token, tokenize
 from .analysis import analyze
 from .arguments import Copy, arguments, call_edits, overloads, rewrites
-from .launch import Launch, parse_launch, template_kernels
 from .names import Entry, table
 from .rules import RULES
 
@@ -152,7 +151,7 @@ def translate(text: str, *, filename: str = "<string>", options: Options | None 
 
     Raises
     ------
-    hipkit.lexer.LexError
+    hipkit.cxx.lexer.LexError
         On an unterminated comment or literal (with its line and column).
 
     Example

@@ -39,9 +39,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..cxxparse import ParseError, match_close, split_top
-from ..lexer import DIRECTIVE, IDENT, NUMBER, Token
-from .launch import open_bracket
+from ..cxx.brackets import ParseError, match_close, split_top
+from ..cxx.launch import open_bracket
+from ..cxx.lexer import DIRECTIVE, IDENT, NUMBER, Token
 
 if TYPE_CHECKING:
     from .analysis import Analysis

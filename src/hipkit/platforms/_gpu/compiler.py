@@ -25,10 +25,11 @@ from functools import cache
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from ... import _cache
+from ... import _cache, cxx
 from ..._errors import CompileError, CompileOptionError, HipError
-from ...cxxparse import ParseError, param_type, scan_top_level
-from ...lexer import DIRECTIVE, LexError, Token, tokenize
+from ...cxx.brackets import ParseError
+from ...cxx.lexer import DIRECTIVE, LexError, Token, tokenize
+from ...cxx.toplevel import param_type, scan_top_level
 from ..base import PORTABLE_INCLUDE_DIR, Param, Target
 
 # ---------------------------------------------------------------- the module container
@@ -273,14 +274,13 @@ def normalize_options(
 @cache
 def sources_key(compiler: Path, include_dir: Path) -> str:
     """What a compile's result depends on besides its inputs: the platform's
-    ``compiler`` module, this module, the lexer and parser that find the
-    kernels, and the headers (the platform's ``include_dir`` and the shared ones)."""
+    ``compiler`` module, this module, the lexer and parsers that find the
+    kernels (:mod:`hipkit.cxx`), and the headers (the platform's ``include_dir`` and the shared ones)."""
     package = PORTABLE_INCLUDE_DIR.parent.parent
     files = [
         compiler,
         Path(__file__),
-        package / "lexer.py",
-        package / "cxxparse.py",
+        *cxx.source_files(),
         *sorted(p for p in include_dir.rglob("*") if p.is_file()),
         *sorted(PORTABLE_INCLUDE_DIR.rglob("*.h")),
     ]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ... import _cache, config
+from ... import _cache, config, cxx
 from ..._errors import CompileError, CompileOptionError
 from ..base import PORTABLE_INCLUDE_DIR
 from . import _lib
@@ -87,8 +87,7 @@ def compiler_identity() -> str:
 @cache
 def _sources_key() -> str:
     here = Path(__file__).parent
-    package = here.parent.parent  # the lexer and parser the transform uses
-    files = [*sorted(here.glob("*.py")), package / "lexer.py", package / "cxxparse.py"]
+    files = [*sorted(here.glob("*.py")), *cxx.source_files()]  # the transform and what it parses with
     files += sorted(INCLUDE_DIR.rglob("*.h")) + sorted(PORTABLE_INCLUDE_DIR.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
 

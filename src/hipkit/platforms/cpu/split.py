@@ -36,19 +36,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import count, pairwise
 
-from ...cxxparse import (
-    ASSIGN_OPS,
-    TYPE_KEYWORDS,
-    Declaration,
-    ParseError,
-    Stmt,
-    find_top,
-    match_close,
-    parse_declaration,
-    split_top,
-    walk,
-)
-from ...lexer import IDENT, NUMBER, PUNCT, Token
+from ...cxx.brackets import ParseError, find_top, match_close, split_top
+from ...cxx.declarations import Declaration, parse_declaration
+from ...cxx.lexer import ASSIGN_OPS, IDENT, NUMBER, PUNCT, TYPE_KEYWORDS, Token
+from ...cxx.statements import Stmt, walk
 
 BARRIERS = frozenset({"__syncthreads", "__syncwarp"})
 # name -> (helper in exec.h, index of the first argument it uses)

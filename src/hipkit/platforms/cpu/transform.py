@@ -32,20 +32,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...cxxparse import (
-    Function,
-    ParseError,
-    find_top,
-    local_declarations,
-    match_close,
-    param_type,
-    parse_compound,
-    parse_declaration,
-    scan_top_level,
-    split_top,
-    walk,
-)
-from ...lexer import DIRECTIVE, IDENT, Token, tokenize
+from ...cxx.brackets import ParseError, find_top, match_close, split_top
+from ...cxx.declarations import parse_declaration
+from ...cxx.lexer import DIRECTIVE, IDENT, Token, tokenize
+from ...cxx.statements import local_declarations, parse_compound, walk
+from ...cxx.toplevel import Function, param_type, scan_top_level
 from .split import (
     SYNC_NAMES,
     THREAD_LOOP,
@@ -324,7 +315,7 @@ def _launch_rewrites(unit: _Unit, kernel_ranges: list[tuple[int, int]]) -> None:
     """
     # hipify's launch parser; imported here so that kernels compiled from
     # Python do not pay for importing hipify.
-    from ...hipify.launch import parse_launch
+    from ...cxx.launch import parse_launch
 
     toks = unit.toks
     view, origin = _launch_view(toks)

@@ -32,6 +32,9 @@ __all__ = [
     "DIRECTIVE",
     "COMMENT",
     "SPACE",
+    "TYPE_KEYWORDS",
+    "STATEMENT_KEYWORDS",
+    "ASSIGN_OPS",
 ]
 
 IDENT = "ident"
@@ -42,6 +45,20 @@ PUNCT = "punct"
 DIRECTIVE = "directive"  # a whole preprocessor line, continuations included
 COMMENT = "comment"
 SPACE = "space"
+
+# The keywords and operators the parsers of hipkit.cxx tell apart.
+TYPE_KEYWORDS = frozenset(
+    """void bool char wchar_t char8_t char16_t char32_t short int long float double signed
+    unsigned auto const volatile __restrict __restrict__ static constexpr register extern
+    inline mutable thread_local __thread struct class union enum typename""".split()
+)
+# Statement keywords that can never start a declaration.
+STATEMENT_KEYWORDS = frozenset(
+    """if else for while do switch case default return break continue goto try catch
+    throw new delete this sizeof alignof decltype static_assert co_return co_await
+    co_yield asm __asm__ using typedef namespace template""".split()
+)
+ASSIGN_OPS = frozenset("= += -= *= /= %= &= |= ^= <<= >>=".split())
 
 
 class LexError(ValueError):

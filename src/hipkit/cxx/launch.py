@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..cxxparse import ParseError, match_close, split_top
-from ..lexer import IDENT, PUNCT, Token
+from .brackets import ParseError, match_close, split_top
+from .lexer import IDENT, PUNCT, Token
 
 __all__ = ["Launch", "parse_launch", "template_kernels", "open_bracket"]
 
