@@ -19,11 +19,11 @@ test: lint amd-toolchain
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # ROCm's compiler for hipkit cc --platform amd's tests (tests/test_cc_amd.py):
-# Debian's and Ubuntu's packages (hipkit.cc.amd.PACKAGES), installed when missing,
+# Debian's and Ubuntu's packages (hipkit.platforms.amd.toolkit.PACKAGES), installed when missing,
 # as root or with sudo that asks no password.  Where they cannot be, those tests
 # skip and say why.
 amd-toolchain: $(BIN)/.installed
-	@packages="$$($(BIN)/python -c 'from hipkit.cc.amd import PACKAGES; print(*PACKAGES)')"; \
+	@packages="$$($(BIN)/python -c 'from hipkit.platforms.amd.toolkit import PACKAGES; print(*PACKAGES)')"; \
 	if [ -n "$$packages" ] && command -v apt-get >/dev/null 2>&1 && ! dpkg -s $$packages >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then sudo=; \
 	  elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \

@@ -2,7 +2,7 @@
 
 Issue 4, item 7: a cached ``hipkit run`` starts in at most 50 ms plus the
 program's own time.  examples/vector_add.cpp is built for the CPU once (by
-hipkit run, which leaves the manifest of hipkit.cc.direct), then, in
+hipkit run, which leaves the manifest of hipkit.cc.manifest), then, in
 alternating rounds, each timed --repeat times (wall clock around the whole
 process, its output to /dev/null):
 
@@ -11,7 +11,7 @@ process, its output to /dev/null):
   command beside this Python (else ``python -m hipkit.cli``);
 - the parts of the difference: the interpreter's start (``python -c pass``),
   the imports of the cached path (``python -c "import hipkit.cli.run"``, less
-  the start) and the manifest lookup (hipkit.cc.direct.lookup in this process);
+  the start) and the manifest lookup (hipkit.cc.manifest.lookup in this process);
   the rest is the hipkit script itself, parsing the command line, spawning the
   program and waiting for it;
 - for comparison, the full path (what hipkit run did before the manifest):
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from hipkit import config
-from hipkit.cc import direct, parse_args
+from hipkit.cc import manifest, parse_args
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "examples/vector_add.cpp"
@@ -58,18 +58,18 @@ def elapsed_ms(command: list[str], env: dict[str, str]) -> float:
 
 def cached_program(env: dict[str, str]) -> str:
     """The program, built if needed, once its manifest is there: a build less
-    than direct.MARGIN_NS after a file it read changed leaves none, so wait and
+    than manifest.MARGIN_NS after a file it read changed leaves none, so wait and
     run again."""
     options = parse_args(ARGS)
     cwd = os.getcwd()
     os.chdir(REPO)  # the key has the working directory
     try:
         for _ in range(4):
-            program = direct.lookup(options)
+            program = manifest.lookup(options)
             if program is not None:
                 return program
             subprocess.run([*hipkit_command(), "run", *ARGS], cwd=REPO, env=env, check=True)
-            time.sleep(direct.MARGIN_NS / 1e9)
+            time.sleep(manifest.MARGIN_NS / 1e9)
     finally:
         os.chdir(cwd)
     raise SystemExit("no manifest was written: are hipkit's files or the example being edited?")
@@ -83,7 +83,7 @@ def lookup_ms(repeat: int) -> float:
     try:
         for _ in range(repeat):
             start = time.perf_counter()
-            found = direct.lookup(options)
+            found = manifest.lookup(options)
             times.append((time.perf_counter() - start) * 1e3)
             assert found is not None
     finally:
@@ -94,7 +94,7 @@ def lookup_ms(repeat: int) -> float:
 FULL_PATH = """
 import sys
 from hipkit.cc.driver import cached_program
-from hipkit.cc.options import parse_args
+from hipkit.platforms.base.options import parse_args
 from hipkit.cli.run import _run
 sys.exit(_run(cached_program(parse_args(sys.argv[1:]), print), ["vector_add"]))
 """

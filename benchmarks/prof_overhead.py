@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import numpy as np
 
 import hipkit
-from hipkit.platforms.base import Platform
+from hipkit.platforms.base.platform import Platform
 
 SOURCE = r"""
 extern "C" __global__ void empty() {}

@@ -1,7 +1,8 @@
-"""Test parametrization: every test that takes ``device`` runs on each platform
-present (PyOpenCL's pattern), and on the CPU once per executor: "cpu" (loops,
-split at barriers) and "cpu-fiber" (every barrier kernel on fibers).  Absent
-platforms skip with the reason.  HIPKIT_TEST_PLATFORMS=cpu,nvidia narrows the set.
+"""Test parametrization: every test that takes ``device`` runs on each platform of
+hipkit's registry (PyOpenCL's pattern), and once more per variant a platform
+declares (its ``Faces.variants``: on the CPU "cpu-fiber", every barrier kernel on
+fibers).  Absent platforms skip with the reason.  HIPKIT_TEST_PLATFORMS=cpu,nvidia
+narrows the set.
 """
 
 from __future__ import annotations
@@ -14,30 +15,49 @@ import pytest
 import hipkit
 from hipkit import platforms
 
-VARIANTS = ("cpu", "cpu-fiber", "nvidia", "amd")
 
-
-def _selected() -> list[str]:
-    """The variants of the platforms this hipkit has (present or not: an absent
-    one skips with its reason), narrowed by HIPKIT_TEST_PLATFORMS."""
+def variants() -> list[str]:
+    """The test variants of the registered platforms (present or not: an absent
+    one skips with its reason), in the registry's order, narrowed by
+    HIPKIT_TEST_PLATFORMS: "name" for each platform, "name-variant" for each
+    variant it declares."""
     wanted = os.environ.get("HIPKIT_TEST_PLATFORMS", "").split(",")
-    known = platforms.known()
-    return [
-        v
-        for v in VARIANTS
-        if v.split("-")[0] in known and (wanted == [""] or v in wanted or v.split("-")[0] in wanted)
-    ]
+    found = []
+    for name in platforms.known():
+        for variant in (name, *(f"{name}-{v}" for v in platforms.faces(name).variants)):
+            if wanted == [""] or variant in wanted or name in wanted:
+                found.append(variant)
+    return found
 
 
-@pytest.fixture(params=_selected())
+def _parametrized_by_the_test(metafunc: pytest.Metafunc, name: str) -> bool:
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if name in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    # The registry is read when the tests are collected, so that a platform
+    # registered by then (the fake one of test_platforms.py) is parametrized too.
+    if "device" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "device"):
+        metafunc.parametrize("device", variants(), indirect=True)
+
+
+@pytest.fixture
 def device(request, monkeypatch) -> hipkit.Device:
     """A device of each platform present; kernels compiled in the test use it."""
-    variant = request.param
-    name = variant.split("-")[0]
+    name, _, variant = request.param.partition("-")
     reason = platforms.status()[name]
     if reason:
         pytest.skip(f"{name} platform absent: {reason}")
-    monkeypatch.setenv("HIPKIT_CPU_EXEC", "fiber" if variant == "cpu-fiber" else "auto")
+    declared = platforms.faces(name).variants
+    for other in declared.values():  # the plain variant runs as the platform's default
+        for key in other:
+            monkeypatch.delenv(key, raising=False)
+    for key, value in declared.get(variant, {}).items():
+        monkeypatch.setenv(key, value)
     dev = hipkit.Device(0, platform=name)
     with dev:
         yield dev

@@ -16,7 +16,7 @@ from test_cli import environment
 
 import hipkit
 from hipkit import platforms
-from hipkit.platforms.base import (
+from hipkit.platforms.base.platform import (
     PARAM_FLOAT,
     PARAM_OTHER,
     PARAM_POINTER,

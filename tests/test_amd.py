@@ -20,8 +20,16 @@ from test_cli import hipkit_cli
 import hipkit
 from hipkit import HipError, hip, hipError_t, platforms
 from hipkit.platforms._gpu.platform import GpuPlatform, LaunchArguments
-from hipkit.platforms.amd import _LAUNCH_PARAMS, AmdPlatform, _hip, _Limits, compiler
-from hipkit.platforms.base import PARAM_OTHER, PARAM_POINTER, FunctionInfo, Param, PlatformUnavailable, Target
+from hipkit.platforms.amd import _hip, compiler
+from hipkit.platforms.amd.platform import _LAUNCH_PARAMS, AmdPlatform, _Limits
+from hipkit.platforms.base.platform import (
+    PARAM_OTHER,
+    PARAM_POINTER,
+    FunctionInfo,
+    Param,
+    PlatformUnavailable,
+    Target,
+)
 
 REASON = platforms.status()["amd"]
 HIPRTC = compiler.unavailable_reason()
@@ -292,7 +300,7 @@ def test_torch_tensors_are_kernel_arguments(gpu_device, rng):
 def test_code_objects_made_by_hipcc(gpu_device, rng, tmp_path):
     """An offload bundle from ``hipcc --genco`` loads, and its kernels take
     what the code object's metadata says (pointers, raw bytes)."""
-    from hipkit.cc.amd import find_hipcc
+    from hipkit.platforms.amd.toolkit import find_hipcc
 
     hipcc = find_hipcc()
     if hipcc is None:

@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from hipkit import HipError, hipError_t
-from hipkit.cc.amd import find_hipcc
-from hipkit.platforms.amd import _code_object
 from hipkit.platforms.amd.codeobject import CodeObject, _unpack, bundle_entries
-from hipkit.platforms.base import PARAM_OTHER, PARAM_POINTER, Param
+from hipkit.platforms.amd.platform import _code_object
+from hipkit.platforms.amd.toolchain import find_hipcc
+from hipkit.platforms.base.platform import PARAM_OTHER, PARAM_POINTER, Param
 
 # EF_AMDGPU_MACH_AMDGCN_* (LLVM's ELF.h)
 MACH = {"gfx90a": 0x3F, "gfx1030": 0x36}

@@ -23,7 +23,7 @@ import hipkit
 from hipkit import CompileError
 from hipkit.platforms.amd.codeobject import EM_AMDGPU, CodeObject
 from hipkit.platforms.amd.compiler import normalize_options, parse_arch, unavailable_reason
-from hipkit.platforms.base import PARAM_POINTER, Param, Target
+from hipkit.platforms.base.platform import PARAM_POINTER, Param, Target
 
 REASON = unavailable_reason()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f"hiprtc is not usable here: {REASON}")

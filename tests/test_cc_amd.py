@@ -15,7 +15,7 @@ import pytest
 from test_cc import FEATURES, REPO, build, hipkit_command, write
 from test_cc_nvidia import elf_sections, run
 
-from hipkit.cc.amd import AmdToolchain, gpu_archs
+from hipkit.platforms.amd.toolchain import AmdToolchain, gpu_archs
 
 MISSING = AmdToolchain.missing()
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"hipkit cc cannot build for AMD here: {MISSING}")

@@ -11,7 +11,6 @@ generator's test needs neither.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import struct
@@ -29,13 +28,16 @@ import hipkit.cc
 from hipkit import cli, platforms
 from hipkit._errors import error_name, error_string, hipError_t
 from hipkit.cc import toolchains
-from hipkit.cc.nvidia import PROGRAM_INCLUDE_DIR, NvidiaToolchain, find_nvrtc
 from hipkit.hipify import table
-from hipkit.platforms.nvidia import hip_code
+from hipkit.platforms.nvidia.platform import hip_code
+from hipkit.platforms.nvidia.toolchain import PROGRAM_INCLUDE_DIR, NvidiaToolchain
+from hipkit.platforms.nvidia.toolkit import find_nvrtc
+from hipkit.tables import NVIDIA_PROGRAM_INCLUDE_DIR
 
 NVCC_MISSING = NvidiaToolchain.missing()
 needs_nvcc = pytest.mark.skipif(bool(NVCC_MISSING), reason=NVCC_MISSING)
 HEADERS = PROGRAM_INCLUDE_DIR / "hipkit_nvidia_program"
+GENERATED = NVIDIA_PROGRAM_INCLUDE_DIR / "hipkit_nvidia_program"
 
 
 @cache
@@ -96,19 +98,16 @@ def fatbin_entries(fatbin: bytes) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------- the generated headers
 
 
-def load_generator():
-    spec = importlib.util.spec_from_file_location("hip_to_cuda", REPO / "tools/hip_to_cuda/generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_generated_headers_are_current():
-    """names.h and errors.h are what tools/hip_to_cuda/generate.py makes from
+    """The generated headers are what hipkit.tables.make_nvidia_headers makes from
     names.tsv, hipkit._errors and the NVIDIA platform's error table."""
-    for path, text in load_generator().outputs().items():
-        assert path.read_text() == text, f"{path.name} is stale: run python tools/hip_to_cuda/generate.py"
+    from hipkit.tables import make_nvidia_headers
+
+    outputs = make_nvidia_headers.outputs()
+    assert {p.name for p in outputs} == {"names.h", "errors.h", "module_names.h", "rtc_names.h"}
+    for path, text in outputs.items():
+        stale = f"{path.name} is stale: run python -m hipkit.tables.make_nvidia_headers"
+        assert path.read_text() == text, stale
 
 
 def test_names_are_hipifys_table_backwards():
@@ -116,7 +115,7 @@ def test_names_are_hipifys_table_backwards():
     calls whose cudaError_t becomes hipError_t; errors, hipDeviceProp_t and
     functions with other arguments are host.h's, and host.h defines nothing
     names.h does."""
-    text = (HEADERS / "names.h").read_text()
+    text = (GENERATED / "names.h").read_text()
     values = dict(re.findall(r"^#define (\w+) (\w+)$", text, re.M))
     functions = dict(
         re.findall(r"^#define (\w+)\(\.\.\.\) __hk_hip_result\((\w+)\(__VA_ARGS__\)\)$", text, re.M)
@@ -144,7 +143,7 @@ def test_names_are_hipifys_table_backwards():
 
 def test_error_enum_is_hips():
     """hipError_t in errors.h has HIP's enumerators and numbers."""
-    found = dict(re.findall(r"^  (hip\w+) = (\d+),$", (HEADERS / "errors.h").read_text(), re.M))
+    found = dict(re.findall(r"^  (hip\w+) = (\d+),$", (GENERATED / "errors.h").read_text(), re.M))
     assert {name: int(value) for name, value in found.items()} == {e.name: int(e) for e in hipError_t}
 
 
@@ -323,7 +322,7 @@ def test_version_lists_nvcc():
 def test_missing_nvcc_is_reported(monkeypatch, tmp_path, capsys):
     """Without nvcc, --platform nvidia says why (exit status 1) and --version
     lists it as missing."""
-    monkeypatch.setattr("hipkit.cc.nvidia.find_nvcc", lambda: None)
+    monkeypatch.setattr("hipkit.platforms.nvidia.toolchain.find_nvcc", lambda: None)
     reason = NvidiaToolchain.missing()
     assert reason.startswith("nvcc not found")
     text, _ = toolchains.report()
@@ -480,10 +479,10 @@ def test_default_platform_is_where_programs_run(monkeypatch):
     """Without --platform: nvidia where an NVIDIA GPU is (nvcc installed), else
     cpu even with nvcc installed; HIPKIT_PLATFORM overrides."""
     monkeypatch.delenv("HIPKIT_PLATFORM", raising=False)
-    monkeypatch.setattr("hipkit.cc.amd.gpu_archs", lambda: [])
-    monkeypatch.setattr("hipkit.cc.nvidia.gpu_present", lambda: False)
+    monkeypatch.setattr("hipkit.platforms.amd.toolchain.gpu_archs", lambda: [])
+    monkeypatch.setattr("hipkit.platforms.nvidia.toolchain.gpu_present", lambda: False)
     assert toolchains.default_platform() == "cpu"
-    monkeypatch.setattr("hipkit.cc.nvidia.gpu_present", lambda: True)
+    monkeypatch.setattr("hipkit.platforms.nvidia.toolchain.gpu_present", lambda: True)
     assert toolchains.default_platform() == "nvidia"
     assert toolchains.select(hipkit.cc.parse_args(["a.hip"])).name == "nvidia"
     monkeypatch.setenv("HIPKIT_PLATFORM", "cpu")

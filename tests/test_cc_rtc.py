@@ -20,14 +20,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_cc import FILES, build, write
-from test_cc_nvidia import HEADERS, NVCC_MISSING, needs_nvcc, no_gpu_reason
+from test_cc_nvidia import GENERATED, NVCC_MISSING, needs_nvcc, no_gpu_reason
 from test_cli import environment
 
 import hipkit
 from hipkit import cli, hip
-from hipkit.cc.nvidia import PROGRAM_INCLUDE_DIR, find_nvcc, find_nvrtc
 from hipkit.hipify import table
-from hipkit.platforms.base import PORTABLE_INCLUDE_DIR
+from hipkit.platforms.base.platform import PORTABLE_INCLUDE_DIR
+from hipkit.platforms.nvidia.toolchain import PROGRAM_INCLUDE_DIR
+from hipkit.platforms.nvidia.toolkit import find_nvcc, find_nvrtc
+from hipkit.tables import NVIDIA_PROGRAM_INCLUDE_DIR
 
 # Compiled by the program at run time: a header of its own (real.h), a template
 # kernel instantiated by name expressions, a __device__ variable, HIP's warpSize,
@@ -503,8 +505,8 @@ def test_module_and_rtc_names_are_hipifys_table_backwards():
     calls go through __hk_driver_call; hipModuleGetGlobal and hiprtcCompileProgram are
     written by hand, and names.h has none of these names."""
     identifiers = table().identifiers
-    driver = (HEADERS / "module_names.h").read_text()
-    rtc = (HEADERS / "rtc_names.h").read_text()
+    driver = (GENERATED / "module_names.h").read_text()
+    rtc = (GENERATED / "rtc_names.h").read_text()
     values = dict(re.findall(r"^#define (\w+) (\w+)$", driver + rtc, re.M))
     driver_calls = dict(
         re.findall(r"^#define (\w+)\(\.\.\.\) __hk_driver_call\((\w+)\)\(__VA_ARGS__\)$", driver, re.M)
@@ -520,7 +522,7 @@ def test_module_and_rtc_names_are_hipifys_table_backwards():
     assert values["HIP_LAUNCH_PARAM_END"] == "CU_LAUNCH_PARAM_END" and values["hipModule_t"] == "CUmodule"
     assert rtc_calls["hiprtcGetCode"] == "nvrtcGetPTX" and values["hiprtcResult"] == "nvrtcResult"
     assert "hipModuleGetGlobal" not in driver_calls and "hiprtcCompileProgram" not in rtc_calls
-    runtime = set(re.findall(r"^#define (\w+)", (HEADERS / "names.h").read_text(), re.M))
+    runtime = set(re.findall(r"^#define (\w+)", (GENERATED / "names.h").read_text(), re.M))
     assert not runtime & (values.keys() | driver_calls.keys() | rtc_calls.keys())
 
 
@@ -566,7 +568,7 @@ def test_nvidia_hiprtc_needs_nvrtc_and_hipkit_cc(tmp_path, monkeypatch, capsys):
     hipkit cc."""
     write(tmp_path, "uses_rtc.hip", "#include <hip/hiprtc.h>\nint main() { return 0; }\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("hipkit.cc.nvidia.find_nvrtc", lambda: None)
+    monkeypatch.setattr("hipkit.platforms.nvidia.toolchain.find_nvrtc", lambda: None)
     nvcc = find_nvcc()
     assert nvcc is not None, NVCC_MISSING
     toolkit_has_it = (Path(nvcc).resolve().parents[1] / "include" / "nvrtc.h").is_file()
@@ -575,8 +577,9 @@ def test_nvidia_hiprtc_needs_nvrtc_and_hipkit_cc(tmp_path, monkeypatch, capsys):
         assert status == 0
     else:
         assert status == 1 and "hiprtc needs NVRTC" in capsys.readouterr().err
+    includes = [f"-I{d}" for d in (PROGRAM_INCLUDE_DIR, NVIDIA_PROGRAM_INCLUDE_DIR, PORTABLE_INCLUDE_DIR)]
     bare = subprocess.run(
-        [nvcc, "-x", "cu", "-E", f"-I{PROGRAM_INCLUDE_DIR}", f"-I{PORTABLE_INCLUDE_DIR}", "uses_rtc.hip"],
+        [nvcc, "-x", "cu", "-E", *includes, "uses_rtc.hip"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 import pytest
 
+from hipkit.platforms.base.platform import kDLCPU, kDLCUDA
 from hipkit.runtime import _dlpack
 from hipkit.runtime._dlpack import (
     DLDataType,
@@ -25,8 +26,6 @@ from hipkit.runtime._dlpack import (
     dtype_to_dl,
     export,
     import_,
-    kDLCPU,
-    kDLCUDA,
 )
 
 DTYPES = [
@@ -382,7 +381,8 @@ def test_callbacks_survive_interpreter_teardown():
     # Arrays viewing exported memory, and unconsumed capsules, may outlive the module's globals.
     script = textwrap.dedent("""
         import numpy as np
-        from hipkit.runtime._dlpack import export, kDLCPU
+        from hipkit.platforms.base.platform import kDLCPU
+        from hipkit.runtime._dlpack import export
         a = np.arange(4.0)
         class P:
             def __dlpack__(self, **kw):

@@ -13,7 +13,9 @@ import pytest
 
 from hipkit._system import System
 from hipkit.cli import doctor, main
-from hipkit.doctor import EXIT_CODES, Check, exit_code, gfx_target, gfx_version, run_checks, visible_count
+from hipkit.doctor import EXIT_CODES, Check, exit_code, run_checks
+from hipkit.platforms.amd.gfx import gfx_target, gfx_version
+from hipkit.platforms.base.checks import visible_count
 
 KFD = "sys/class/kfd/kfd/topology/nodes"
 NVRM_580 = (
@@ -556,8 +558,8 @@ def test_cuda_visible_devices_hides_every_gpu(tmp_path, value):
 def test_cpu_only_machine(tmp_path):
     checks = run_checks(fake_system(tmp_path))
     assert [(c.platform, c.status) for c in checks if c.platform in ("AMD", "NVIDIA")] == [
-        ("AMD", "skip"),
         ("NVIDIA", "skip"),
+        ("AMD", "skip"),
     ]
     assert by_name(checks, "C++ compiler").summary == "g++ (GCC) 12.2.0"
     assert exit_code(checks) == 0
@@ -656,7 +658,7 @@ def test_cli_text(tmp_path, monkeypatch, capsys):
     system = fake_system(amd_tree(tmp_path), {"torch": ROCM_TORCH}, group_ids=(44,))
     code, out = cli(monkeypatch, capsys, system)
     lines = out.splitlines()
-    assert lines[0] == "AMD" and "Frameworks" in lines and code == 1
+    assert lines[0] == "NVIDIA" and "Frameworks" in lines and code == 1
     warn = lines.index("  warn  group render: configured but not active in this login: log out and back in")
     assert lines[warn + 1] == "          fix: log out and back in (or run: newgrp render)"
     assert "/dev/kfd: read/write" not in out
@@ -668,7 +670,7 @@ def test_cli_json(tmp_path, monkeypatch, capsys):
     report = json.loads(out)
     assert code == 0 and report["exit_code"] == 0
     assert set(report["checks"][0]) == {"platform", "name", "status", "summary", "evidence", "fix"}
-    assert [c["platform"] for c in report["checks"][:2]] == ["AMD", "NVIDIA"]
+    assert [c["platform"] for c in report["checks"][:2]] == ["NVIDIA", "AMD"]
 
 
 def test_real_machine(capsys):

@@ -36,7 +36,7 @@ from gpu_helpers import (
 
 from hipkit import CompileError, CompileOptionError, HipError
 from hipkit.platforms._gpu.platform import LaunchArguments, LaunchMarkers
-from hipkit.platforms.base import PARAM_FLOAT, PARAM_OTHER, PARAM_POINTER, PARAM_SIGNED, Param
+from hipkit.platforms.base.platform import PARAM_FLOAT, PARAM_OTHER, PARAM_POINTER, PARAM_SIGNED, Param
 
 
 @pytest.fixture(params=[NVIDIA, AMD], ids=lambda compiler: compiler.platform)

@@ -18,10 +18,10 @@ def hip(text: str, **options) -> str:
 
 def test_docstring_examples():
     import hipkit.hipify.files
-    import hipkit.hipify.names
     import hipkit.hipify.translator
+    import hipkit.tables.names
 
-    for module in (hipify, hipkit.hipify.files, hipkit.hipify.names, hipkit.hipify.translator):
+    for module in (hipify, hipkit.hipify.files, hipkit.tables.names, hipkit.hipify.translator):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

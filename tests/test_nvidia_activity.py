@@ -17,7 +17,7 @@ import pytest
 
 import hipkit
 from hipkit import platforms
-from hipkit.platforms.base import LAUNCH_RAN, LAUNCH_REFUSED
+from hipkit.platforms.base.platform import LAUNCH_RAN, LAUNCH_REFUSED
 from hipkit.platforms.nvidia import _activity
 from hipkit.platforms.nvidia._activity import (
     CALLS,

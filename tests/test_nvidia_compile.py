@@ -14,7 +14,7 @@ import pytest
 from gpu_helpers import BROKEN, NVIDIA, SCALE
 
 from hipkit import CompileError
-from hipkit.platforms.base import Target
+from hipkit.platforms.base.platform import Target
 from hipkit.platforms.nvidia.compiler import normalize_options, parse_arch, unavailable_reason
 
 REASON = unavailable_reason()

@@ -17,7 +17,7 @@ import pytest
 
 import hipkit
 from hipkit import HipError, platforms
-from hipkit.platforms.base import DEVICE_TO_HOST, HOST_TO_DEVICE
+from hipkit.platforms.base.platform import DEVICE_TO_HOST, HOST_TO_DEVICE
 from hipkit.profiler import _activity
 from hipkit.profiler._activity import match
 
@@ -73,7 +73,7 @@ def runtime(cpu):
 
 
 def read(lib, max_records: int = 1024) -> np.ndarray:
-    from hipkit.platforms.cpu import ACTIVITY_RECORD
+    from hipkit.platforms.cpu.platform import ACTIVITY_RECORD
 
     out = np.zeros(max_records, ACTIVITY_RECORD)
     return out[: lib.hk_activity_read(out.ctypes.data, max_records)]

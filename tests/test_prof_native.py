@@ -27,8 +27,9 @@ from test_prof import validate_chrome_trace
 from test_prof_cli import prof
 
 from hipkit import platforms
-from hipkit.cc.nvidia import find_nvcc, gpu_present
-from hipkit.profiler import _cupti, _native, from_file
+from hipkit.platforms.nvidia import gpu_present, toolkit, tracing
+from hipkit.platforms.nvidia.toolkit import find_nvcc
+from hipkit.profiler import _native, from_file
 from hipkit.profiler._spool import Spool
 from hipkit.profiler._tracer import Domains
 
@@ -279,9 +280,10 @@ def test_the_reader_ignores_a_cut_last_line_and_rejects_a_bad_one(traced, tmp_pa
             list(_native.records(bad))
     # hipkit prof says which process's trace it could not read, and writes the others'.
     from hipkit.cli import prof as prof_cli
+    from hipkit.profiler.programs import read_traces
 
     native.write_bytes(text)
-    traces = prof_cli._traces(tmp_path, Domains(), "demangled")
+    traces = read_traces(tmp_path, Domains(), "demangled", prof_cli._warn)
     assert [pid for pid, _ in traces] == [int(native.name.split(".")[0])]
     assert "pid 1: its trace cannot be read" in capsys.readouterr().err
 
@@ -310,10 +312,10 @@ def test_convert_keeps_the_domains_asked(traced, tmp_path, rng):
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found (no CUDA toolkit here)")
 
 
-def found_cupti() -> _cupti.Cupti:
+def found_cupti() -> toolkit.Cupti:
     try:
-        return _cupti.find()
-    except _cupti.CuptiUnavailable as exc:
+        return toolkit.find_cupti()
+    except toolkit.CuptiUnavailable as exc:
         pytest.skip(str(exc))
 
 
@@ -337,7 +339,7 @@ def test_roctx_compiles_for_nvidia_as_nvtx(tmp_path):
 
 
 def test_the_hip_names_of_cuda_functions():
-    names = _cupti.hip_names()
+    names = tracing.hip_names()
     assert [cuda for cuda, _ in names] == sorted((cuda for cuda, _ in names), key=str.encode)
     table = dict(names)
     assert table["cudaLaunchKernel"] == "hipLaunchKernel"
@@ -349,27 +351,27 @@ def test_the_hip_names_of_cuda_functions():
 
 def test_without_cupti_the_error_says_where_it_looked(tmp_path):
     with pytest.raises(
-        _cupti.CuptiUnavailable, match=f"CUPTI not found \\(looked in {tmp_path};.*pip install"
+        toolkit.CuptiUnavailable, match=f"CUPTI not found \\(looked in {tmp_path};.*pip install"
     ):
-        _cupti.find(homes=[tmp_path], wheels=False)
+        toolkit.find_cupti(homes=[tmp_path], wheels=False)
     (tmp_path / "extras" / "CUPTI" / "include").mkdir(parents=True)
     (tmp_path / "extras" / "CUPTI" / "include" / "cupti.h").write_text("")
     (tmp_path / "extras" / "CUPTI" / "lib64").mkdir()
     (tmp_path / "extras" / "CUPTI" / "lib64" / "libcupti.so.13").write_bytes(b"")
-    with pytest.raises(_cupti.CuptiUnavailable, match=r"CUDA's headers \(cuda.h\) are not in"):
-        _cupti.find(homes=[tmp_path], wheels=False)
+    with pytest.raises(toolkit.CuptiUnavailable, match=r"CUDA's headers \(cuda.h\) are not in"):
+        toolkit.find_cupti(homes=[tmp_path], wheels=False)
 
 
 def test_the_injection_library_builds_once():
     cupti = found_cupti()
-    library = _cupti.library(cupti)
+    library = tracing.library(cupti)
     built = library.stat().st_mtime_ns
-    assert _cupti.library(cupti) == library and library.stat().st_mtime_ns == built  # from the cache
+    assert tracing.library(cupti) == library and library.stat().st_mtime_ns == built  # from the cache
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True)
     exported = [line.split()[-1] for line in symbols.stdout.splitlines()]
     # The driver's entry point, and none of hipkit's others (the rest are the C++ library's templates).
     assert "InitializeInjection" in exported and not [name for name in exported if "hk_" in name]
-    environment = _cupti.environment(cupti)
+    environment = tracing.environment(cupti)
     assert environment == {"CUDA_INJECTION64_PATH": str(library), "NVTX_INJECTION64_PATH": str(cupti.library)}
 
 
@@ -379,7 +381,7 @@ def test_the_injection_library_names_and_starts(tmp_path):
     nothing; on a GPU machine it starts the process's trace."""
     cupti = found_cupti()
     library = tmp_path / "libnames.so"
-    _cupti.compile_library(cupti, PROGRAMS / "cupti_names.cpp", library)
+    tracing.compile_library(cupti, PROGRAMS / "cupti_names.cpp", library)
     lookup = ctypes.CDLL(str(library)).hk_test_hip_name
     lookup.restype, lookup.argtypes = ctypes.c_char_p, [ctypes.c_char_p]
     for cuda, hip in [
@@ -407,13 +409,13 @@ def test_the_injection_library_names_and_starts(tmp_path):
 def test_prof_warns_when_nvidia_programs_cannot_be_traced(monkeypatch, capsys):
     """On a GPU machine hipkit prof builds the CUPTI library for the program; when
     it cannot, the program still runs, untraced on NVIDIA, and the user is told why."""
-    from hipkit.cc.nvidia import NvidiaToolchain
     from hipkit.cli import prof as prof_cli
+    from hipkit.platforms.nvidia.toolchain import NvidiaToolchain
 
     found_cupti()
     monkeypatch.setattr(
         NvidiaToolchain, "device_present", classmethod(lambda cls: True)
     )  # as on a GPU machine
     monkeypatch.setenv("HIPKIT_CXX", "false")  # a C++ compiler that fails
-    assert prof_cli._nvidia_environment() == {}
+    assert prof_cli._program_tracing() == {}
     assert "NVIDIA programs will not be traced: building libhipkit_cupti.so" in capsys.readouterr().err

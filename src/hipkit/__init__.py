@@ -33,8 +33,8 @@ _EXPORTS = {
     "CompileOptionError": "._errors",
     "HipError": "._errors",
     "hipError_t": "._errors",
-    "DeviceProperties": ".platforms.base",
-    "Target": ".platforms.base",
+    "DeviceProperties": ".platforms.base.platform",
+    "Target": ".platforms.base.platform",
     "Profile": ".profiler",
     "mark": ".profiler",
     "profile": ".profiler",
@@ -61,7 +61,7 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from ._errors import CompileError, CompileOptionError, HipError, hipError_t
-    from .platforms.base import DeviceProperties, Target
+    from .platforms.base.platform import DeviceProperties, Target
     from .profiler import Profile, mark, profile, range
     from .runtime.device import Device, devices, get_device, set_device, synchronize
     from .runtime.memory import (

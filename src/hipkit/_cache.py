@@ -7,7 +7,7 @@ never sees a partial entry; when several processes build the same entry at
 once, the first rename wins and the others discard their copy.
 
 Files that are replaced rather than built once (``hipkit run``'s manifests,
-:mod:`hipkit.cc.direct`) are written beside their destination and renamed
+:mod:`hipkit.cc.manifest`) are written beside their destination and renamed
 over it (:func:`write_file`): a reader sees the old file or the new one.
 """
 

@@ -67,6 +67,13 @@ def _int_in(*allowed: int) -> Callable[[str], int]:
     return parse
 
 
+def _name(value: str) -> str:
+    value = value.lower()
+    if not value.isidentifier():
+        raise ValueError("expected a name")
+    return value
+
+
 def _positive_int(value: str) -> int:
     number = int(value)
     if number < 1:
@@ -91,7 +98,7 @@ VARIABLES: dict[str, Variable] = {
     for v in (
         Variable(
             "HIPKIT_PLATFORM",
-            _choice("cpu", "nvidia", "amd"),
+            _name,  # one of the registry's, which hipkit.platforms.forced() checks
             "",
             "Force a platform; default: the first usable of nvidia, amd, cpu.",
         ),
@@ -119,6 +126,25 @@ VARIABLES: dict[str, Variable] = {
             "",
             "ROCm's HIP runtime for the amd platform (a path, or a name for the dynamic loader); "
             "default: $ROCM_PATH/lib or /opt/rocm/lib, then the system's libamdhip64.",
+        ),
+        Variable(
+            "ROCM_PATH",
+            str,
+            "",
+            "ROCm's install directory (its hipcc, libraries and headers); default: /opt/rocm.",
+        ),
+        Variable(
+            "CUDA_HOME",
+            str,
+            "",
+            "A CUDA toolkit where nvcc, NVRTC and CUPTI are looked for first (before NVIDIA's "
+            "pip wheels and /usr/local/cuda).",
+        ),
+        Variable(
+            "CUDA_PATH",
+            str,
+            "",
+            "Another name for a CUDA toolkit, looked in after CUDA_HOME.",
         ),
         Variable(
             "HIPKIT_CACHE_DIR",

@@ -3,7 +3,8 @@
 Host code and kernels, several source files, objects and libraries are built
 with hipcc's options into an executable for a platform (``--platform``): ``cpu``
 (the system C++ compiler and hipkit's CPU runtime), ``nvidia`` (nvcc with
-hipkit's HIP-on-CUDA headers) or ``amd`` (ROCm's hipcc).  ``hipkit run`` builds
+hipkit's HIP-on-CUDA headers) or ``amd`` (ROCm's hipcc): each platform's
+toolchain, in its folder (``hipkit/platforms/<name>/toolchain.py``).  ``hipkit run`` builds
 into the cache and runs.
 
 Example
@@ -18,17 +19,17 @@ from __future__ import annotations
 
 import importlib
 
-from .options import OptionError, Options, parse_args
+from ..platforms.base.options import OptionError, Options, parse_args
 
 # The names of the build, imported on first use: hipkit run of a cached
-# program needs only the options and hipkit.cc.direct, not the toolchains
+# program needs only the options and hipkit.cc.manifest, not the toolchains
 # (subprocess, threads) behind these.
 _EXPORTS = {
     "build": ".driver",
     "cached_program": ".driver",
-    "Tool": ".toolchains",
-    "Toolchain": ".toolchains",
-    "Unit": ".toolchains",
+    "Tool": "..platforms.base.toolchain",
+    "Toolchain": "..platforms.base.toolchain",
+    "Unit": "..platforms.base.toolchain",
     "default_platform": ".toolchains",
     "find_tools": ".toolchains",
     "report": ".toolchains",
@@ -37,8 +38,9 @@ _EXPORTS = {
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..platforms.base.toolchain import Tool, Toolchain, Unit
     from .driver import build, cached_program
-    from .toolchains import Tool, Toolchain, Unit, default_platform, find_tools, report, select
+    from .toolchains import default_platform, find_tools, report, select
 
 
 def __getattr__(name: str) -> object:

@@ -3,7 +3,7 @@
 ``hipkit cc`` writes objects (``-c``) or an executable where the command line
 says; ``hipkit run`` keeps the executable in the cache, under the hash of
 everything it is made from (:func:`cached_program`), and finds it next time
-without a compiler from the manifest written then (:mod:`hipkit.cc.direct`).
+without a compiler from the manifest written then (:mod:`hipkit.cc.manifest`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path, PurePath
 
 from .. import _cache
 from .._errors import CompileError
-from . import direct
-from .options import Options
-from .toolchains import Toolchain, Unit, select
+from ..platforms.base.options import Options
+from ..platforms.base.toolchain import Toolchain, Unit
+from . import manifest
+from .toolchains import select
 
 __all__ = ["build", "cached_program"]
 
@@ -98,12 +99,12 @@ def build(options: Options, warn: Warn) -> list[Path]:
 def cached_program(options: Options, warn: Warn) -> Path:
     """The executable ``options`` describe, built once and kept in the cache: every
     source preprocessed, compiled unless its object is cached, linked unless the
-    program is.  The manifest written then lets :func:`hipkit.cc.direct.lookup`
+    program is.  The manifest written then lets :func:`hipkit.cc.manifest.lookup`
     find the program without a compiler."""
     started = time.time_ns()
     toolchain = select(options)
     units = _compile_all(toolchain, options, warn)
     key = toolchain.program_key(units, options)
     entry = _cache.entry("programs", key, lambda tmp: toolchain.link(units, options, tmp / "program"))
-    direct.record(options, toolchain, units, entry / "program", started)
+    manifest.record(options, toolchain, units, entry / "program", started)
     return entry / "program"

@@ -1,13 +1,15 @@
-"""hiprtc in programs built by ``hipkit cc`` for the CPU: the compiler they run.
+"""hiprtc for programs built by ``hipkit cc`` whose platform's compiler is
+hipkit's own (the CPU's): the compiler they run.
 
-hipkit's compiler is Python, so a program's ``hiprtcCompileProgram``
-(``hipkit_cpu/program_rtc.h``, ``runtime/rtc.cpp``) runs this module's
-:func:`main` in a child process: with the Python interpreter that built the
-program and the hipkit it imported (:func:`build_defines` records both in the
-program), or with the interpreter ``HIPKIT_RTC_PYTHON`` names.  The program is
-compiled by :mod:`hipkit.hip`'s hiprtc on the CPU platform, so a program gets
-what the Python API gets: the same code object (a kernel module, loaded by
-``hipModuleLoadData``), log, hiprtcResult and compile cache.
+hipkit's compiler is Python, so such a program's ``hiprtcCompileProgram``
+(on the CPU: ``hipkit_cpu/program_rtc.h``, ``runtime/rtc.cpp``) runs this
+module's :func:`main` in a child process: with the Python interpreter that
+built the program and the hipkit it imported (recorded in the program by its
+toolchain), or with the interpreter ``HIPKIT_RTC_PYTHON`` names.  The program
+is compiled by :mod:`hipkit.hip`'s hiprtc, on the platform the child's
+``HIPKIT_PLATFORM`` names, so a program gets what the Python API gets: the same
+code object (a kernel module, loaded by ``hipModuleLoadData``), log,
+hiprtcResult and compile cache.
 
 The request is JSON on stdin: ``source``, ``name``, ``headers`` (pairs of
 include name and text), ``options``, ``name_expressions``; the warp size comes
@@ -21,31 +23,14 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-__all__ = ["build_defines", "compile_request", "main", "string_define"]
+__all__ = ["compile_request", "main"]
 
 Fields = list[tuple[str, bytes]]
 # hiprtcResult's HIPRTC_ERROR_INTERNAL_ERROR, here as a number: the answer must
 # go out even when hipkit.hip cannot be imported.
 _INTERNAL_ERROR = 11
-
-
-def string_define(name: str, text: str) -> str:
-    """``-DNAME="text"``: a macro that is ``text`` as a C string literal (how a
-    program is told at build time where things are)."""
-    return f"-D{name}=" + '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def build_defines() -> list[str]:
-    """The macros a CPU program unit is compiled with so that its hiprtc finds
-    hipkit's compiler: this interpreter and the folder hipkit is imported from."""
-    package = Path(__file__).resolve().parents[2]
-    return [
-        string_define("__HIPKIT_PYTHON", sys.executable),
-        string_define("__HIPKIT_PYTHONPATH", str(package)),
-    ]
 
 
 def compile_request(request: dict[str, Any]) -> Fields:

@@ -1,174 +1,46 @@
-"""Which platform a program is built for, and the compilers each platform uses.
+"""Which platform a program is built for, and what each platform builds with.
 
-A *toolchain* builds whole programs for one platform (seam 2 of DESIGN.md, for
-programs): ``compile`` turns one source file into an object, ``link`` makes an
-executable.  The CPU's uses the system C++ compiler and hipkit's CPU runtime;
-NVIDIA's is nvcc with hipkit's HIP-on-CUDA headers (:mod:`hipkit.cc.nvidia`);
-AMD's is ROCm's hipcc with ROCm's own headers (:mod:`hipkit.cc.amd`).  Each is
-found by name in :data:`_TOOLCHAINS`.
-
-``hipkit cc --version`` reports every compiler found, for every platform, and
-what is missing (:func:`report`).
+Each platform that builds whole programs has a toolchain face (a
+:class:`~hipkit.platforms.base.toolchain.Toolchain`, in its folder under
+``hipkit/platforms``); this module picks one by the registry
+(:mod:`hipkit.platforms`) and reports them all: ``hipkit cc --version`` lists
+every compiler found, for every platform, and what is missing (:func:`report`).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import shutil
-import subprocess
-import tempfile
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from pathlib import Path
+from .. import __version__, platforms
+from ..platforms.base.options import OptionError, Options
+from ..platforms.base.toolchain import Tool, Toolchain
 
-from .. import __version__, config
-from .._errors import CompileError
-from .options import OptionError, Options, is_source
-
-__all__ = [
-    "Tool",
-    "Toolchain",
-    "Unit",
-    "default_platform",
-    "find_tools",
-    "link_atomically",
-    "read_dependencies",
-    "report",
-    "search_path",
-    "select",
-]
-
-# Preference order for the default platform (as the Python API's).
-PLATFORMS = ("nvidia", "amd", "cpu")
-# ROCm's ROCTx libraries, which programs name on the link line: on the CPU
-# roctx.h is libhipkit_cpu's, on NVIDIA it is NVTX3 (header-only), so these
-# add nothing there; AMD's toolchain links ROCm's own.
-ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
-# name -> "module:class" of the platforms whose programs hipkit can build.
-_TOOLCHAINS = {
-    "nvidia": "hipkit.cc.nvidia:NvidiaToolchain",
-    "amd": "hipkit.cc.amd:AmdToolchain",
-    "cpu": "hipkit.cc.cpu:CpuToolchain",
-}
+__all__ = ["default_platform", "find_tools", "report", "select", "toolchain_class"]
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A compiled source file: its object, the compiler's warnings, and every file
-    the compiler read to make it (absolute paths; empty where the toolchain
-    cannot tell, and then hipkit run finds the program by the full path only)."""
-
-    source: str
-    object: Path
-    log: str
-    dependencies: tuple[str, ...] = ()
+def _builders() -> list[str]:
+    """The platforms whose programs hipkit can build, in order of preference."""
+    return [name for name in platforms.known() if platforms.faces(name).toolchain is not None]
 
 
-@dataclass(frozen=True)
-class Tool:
-    """A compiler (or library) a platform uses: where it is and its version line."""
-
-    role: str  # "C++ compiler", "nvcc", "hipcc", "amdclang++", ...
-    platform: str
-    path: str | None
-    version: str  # first informative line of --version, or why it is missing
-    required: bool = True  # False: reported, but the platform builds without it
-
-
-class Toolchain(ABC):
-    """Builds whole HIP programs for one platform.
-
-    The class methods describe the machine without building anything: what the
-    toolchain lacks here, the tools it found, and whether a GPU it builds for is
-    present (the default platform is the first whose programs can run here)."""
-
-    name: str
-    # hipkit's own files and folders (relative to the package) that a build
-    # runs or reads besides the compiler: its transform, headers, runtime.
-    hipkit_parts: tuple[str, ...] = ()
-
-    @classmethod
-    @abstractmethod
-    def tools(cls) -> list[Tool]:
-        """The compilers (and libraries) this toolchain uses, found or not."""
-
-    @classmethod
-    def missing(cls) -> str:
-        """Why this toolchain cannot build programs here; "" when it can."""
-        absent = [t for t in cls.tools() if t.path is None and t.required]
-        return "; ".join(f"{t.role}: {t.version}" for t in absent)
-
-    @classmethod
-    def device_present(cls) -> bool:
-        """Whether this machine has a device the programs can run on."""
-        return False
-
-    @abstractmethod
-    def compile(self, source: str, options: Options) -> Unit:
-        """Compile ``source`` (a path relative to the working directory);
-        raises CompileError with the diagnostics."""
-
-    @abstractmethod
-    def link(self, units: list[Unit], options: Options, output: Path) -> None:
-        """Link the units and the other inputs of ``options`` into ``output``
-        (written whole or not at all); raises CompileError."""
-
-    @abstractmethod
-    def program_key(self, units: list[Unit], options: Options) -> str:
-        """What determines the executable linked from ``units`` (for caching it)."""
-
-    # hipkit run's direct lookup (hipkit.cc.direct): what a build depends on
-    # besides the files its units read.  A toolchain that cannot tell keeps
-    # these defaults, and its programs are found by the full path only.
-
-    def direct_mode(self, options: Options) -> bool:
-        """Whether hipkit run may find this build's program without a compiler."""
-        return False
-
-    def search_dirs(self, options: Options) -> list[str]:
-        """The include search path of ``options``' compiles, directories that do
-        not exist included (a header created in one could be found instead of
-        one the build read)."""
-        return []
-
-    def identity_files(self) -> list[str]:
-        """The compiler's own files (its executables): another compiler, or this
-        one upgraded, makes another program."""
-        return []
-
-    def run_time_files(self) -> list[Path]:
-        """Files of the cache a program needs to start (the CPU's runtime library)."""
-        return []
-
-    @staticmethod
-    def objects(units: list[Unit], options: Options) -> list[str]:
-        """The link's inputs in command-line order: each source's object, the rest as given."""
-        by_source = {u.source: u for u in units}
-        return [str(by_source[i].object) if is_source(i) else i for i in options.inputs]
-
-    def link_inputs(self, units: list[Unit], options: Options) -> list[str | bytes]:
-        """The contents of the link's inputs (a name where it is not a file), for program_key."""
-        return [Path(i).read_bytes() if os.path.isfile(i) else i for i in self.objects(units, options)]
-
-
-def _toolchain_class(name: str) -> type[Toolchain]:
-    module_name, class_name = _TOOLCHAINS[name].split(":")
-    cls: type[Toolchain] = getattr(importlib.import_module(module_name), class_name)
+def toolchain_class(name: str) -> type[Toolchain]:
+    """The toolchain of platform ``name``; OptionError if it builds no programs."""
+    if name not in _builders():
+        raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(_builders())}")
+    cls: type[Toolchain] = platforms.faces(name).load("toolchain")
     return cls
 
 
 def default_platform() -> str:
-    """HIPKIT_PLATFORM, else the first of nvidia and amd with a GPU here and its
-    compiler installed, else cpu: the platform the program can run on."""
-    forced = config.get("HIPKIT_PLATFORM")
+    """HIPKIT_PLATFORM, else the first platform with a device here and its
+    compiler installed, else the last (the CPU): the platform the program can run on."""
+    forced = platforms.forced()
     if forced:
-        return str(forced)
-    for name in PLATFORMS[:-1]:
-        cls = _toolchain_class(name)
+        return forced
+    names = _builders()
+    for name in names:
+        cls = toolchain_class(name)
         if cls.device_present() and not cls.missing():
             return name
-    return "cpu"
+    return names[-1]
 
 
 def select(options: Options) -> Toolchain:
@@ -182,11 +54,11 @@ def select(options: Options) -> Toolchain:
     CompileError
         When the platform's compiler is missing (with the reason).
     """
+    from .._errors import CompileError
+
     try:
         name = options.platform or default_platform()
-        if name not in PLATFORMS:
-            raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(PLATFORMS)}")
-        cls = _toolchain_class(name)
+        cls = toolchain_class(name)
         reason = cls.missing()
         if reason:
             raise CompileError(f"cannot build programs for the {name} platform here: {reason}")
@@ -197,131 +69,9 @@ def select(options: Options) -> Toolchain:
         raise OptionError(str(exc)) from None
 
 
-def version_line(command: list[str], pick: str = "", env: dict[str, str] | None = None) -> str:
-    """The first line of ``command --version`` (the first containing ``pick``)."""
-    try:
-        done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=30, env=env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"cannot run: {exc}"
-    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    if done.returncode != 0 or not lines:
-        return f"--version failed (exit status {done.returncode})"
-    chosen = [line for line in lines if pick in line] if pick else lines
-    return (chosen or lines)[0]
-
-
-def which(name: str, *dirs: str) -> str | None:
-    """``name`` on PATH, else in the first of ``dirs`` that has it."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for d in dirs:
-        candidate = Path(d) / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
-
-
-def link_atomically(
-    command: list[str], units: list[Unit], output: Path, missing: str, env: dict[str, str] | None = None
-) -> None:
-    """Run the linker ``command`` with ``-o`` a file beside ``output``, then rename
-    it over ``output``: a failed link leaves no file and an old one as it was.
-    The diagnostics name the units' sources rather than their cached objects;
-    ``missing`` is the error when the command cannot be found."""
-    output = Path(output)
-    try:
-        work = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=output.parent))
-    except OSError as exc:
-        raise CompileError(f"cannot write {output}: {exc.strerror}") from None
-    try:
-        try:
-            done = subprocess.run(
-                [*command, "-o", str(work / output.name)], capture_output=True, text=True, env=env
-            )
-        except FileNotFoundError:
-            raise CompileError(missing) from None
-        if done.returncode != 0:
-            log = done.stdout + done.stderr
-            for unit in units:
-                log = log.replace(str(unit.object), f"{unit.source} (object)")
-            raise CompileError(f"linking {output} failed", log)
-        try:
-            os.replace(work / output.name, output)
-        except OSError as exc:
-            raise CompileError(f"cannot write {output}: {exc.strerror}") from None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def read_dependencies(depfile: Path, cwd: str) -> tuple[str, ...]:
-    """The files a compiler's ``-MD -MF depfile`` lists (make's syntax: the rule's
-    target first, escaped spaces, ``$$``, lines continued by a backslash), as
-    absolute paths (relative ones are the compiler's working directory's, ``cwd``)."""
-    text = depfile.read_text()
-    words: list[str] = []
-    word: list[str] = []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        following = text[i + 1] if i + 1 < len(text) else ""
-        if c == "\\" and following in (" ", "\t", "#"):
-            word.append(following)
-            i += 2
-            continue
-        if c == "$" and following == "$":
-            word.append("$")
-            i += 2
-            continue
-        if c == "\\" and following in ("\n", "\r"):
-            c = " "  # a continued line
-        if c in " \t\r\n":
-            if word:
-                words.append("".join(word))
-                word = []
-        else:
-            word.append(c)
-        i += 1
-    if word:
-        words.append("".join(word))
-    targets = next((n for n, w in enumerate(words) if w.endswith(":")), None)
-    if targets is None:
-        raise ValueError(f"{depfile}: not a dependency rule")
-    return tuple(os.path.join(cwd, w) for w in words[targets + 1 :])
-
-
-def search_path(command: list[str], env: dict[str, str] | None = None) -> list[str]:
-    """The include search path a compiler prints for ``command`` (which has ``-v``),
-    run in the working directory: the directories of ``#include "..."`` and
-    ``<...>`` in order, then those it ignores because they do not exist, as
-    absolute paths; empty when it cannot be run."""
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    if done.returncode != 0:
-        return []
-    found: list[str] = []
-    absent: list[str] = []
-    listing = False
-    for line in done.stderr.splitlines():
-        if line.startswith("ignoring nonexistent directory "):
-            absent.append(line.split(" ", 3)[3].strip('"'))
-        elif line.startswith("#include ") and line.endswith("search starts here:"):
-            listing = True
-        elif line.startswith("End of search list."):
-            listing = False
-        elif listing and line.startswith(" "):
-            found.append(line.strip().removesuffix(" (framework directory)"))
-    cwd = os.getcwd()
-    return [os.path.join(cwd, d) for d in found + absent] if found else []
-
-
 def find_tools() -> list[Tool]:
     """Every compiler hipkit's platforms use, found or not."""
-    return [tool for name in reversed(PLATFORMS) for tool in _toolchain_class(name).tools()]
+    return [tool for name in _builders() for tool in toolchain_class(name).tools()]
 
 
 def report() -> tuple[str, bool]:
@@ -335,20 +85,15 @@ def report() -> tuple[str, bool]:
         f"Default platform: {default}",
     ]
     usable = False
-    for platform in PLATFORMS:
-        cls = _toolchain_class(platform)
+    for platform in _builders():
+        cls = toolchain_class(platform)
         reason = cls.missing()
         usable = usable or not reason
         state = f"cannot build here ({reason})" if reason else "ready"
-        if not reason and platform != "cpu":
-            state += (
-                "; a GPU is present" if cls.device_present() else "; no GPU here to run on (compile only)"
-            )
-        lines.append(f"Platform {platform}: {state}")
+        note = cls.device_note() if not reason else ""
+        lines.append(f"Platform {platform}: {state}" + (f"; {note}" if note else ""))
         for tool in cls.tools():
             where = f" [{tool.path}]" if tool.path else ""
             lines.append(f"  {tool.role}: {tool.version}{where}")
-        if platform == "cpu":
-            lines.append(f"  hipkit CPU runtime: {__version__} (libhipkit_cpu.so, built on first use)")
-            lines.append(f"  warp size: {config.get('HIPKIT_CPU_WARP_SIZE')} (HIPKIT_CPU_WARP_SIZE)")
+        lines += [f"  {line}" for line in cls.settings()]
     return "\n".join(lines), usable

@@ -2,13 +2,14 @@
 
 The program runs in a child process with HIPKIT_PROF_DIR set.  A Python
 process that imports hipkit starts the tracer there; a C++ program built by
-``hipkit cc`` writes its own trace: on the CPU libhipkit_cpu does, on NVIDIA
-the CUPTI library hipkit builds and names in CUDA_INJECTION64_PATH (where an
-NVIDIA GPU and nvcc are present).  Every traced process writes its own files
-(``%pid%`` in the names); with several processes and no ``%pid%``, one
-timeline holds them all.  The records are spooled to a temporary directory in
-chunks, flushed at the program's exit (after an uncaught exception, a fatal
-signal and SIGTERM, too), then written as rocprofv3's files.  The exit status
+``hipkit cc`` writes its own trace, with what its platform's program tracing
+face puts in its environment (on the CPU libhipkit_cpu traces by itself; on
+NVIDIA the CUPTI library hipkit builds is named in CUDA_INJECTION64_PATH).
+Every traced process writes its own files (``%pid%`` in the names); with
+several processes and no ``%pid%``, one timeline holds them all.  The records
+are spooled to a temporary directory in chunks, flushed at the program's exit
+(after an uncaught exception, a fatal signal and SIGTERM, too), then written as
+rocprofv3's files.  The exit status
 is the program's (128 + N when it died of signal N).
 
     hipkit prof --kernel-trace --stats -d out -o run -- python script.py ARGS
@@ -29,8 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._errors import CompileError
-from ..profiler._tracer import Domains
+from ..profiler import Domains
+from ..profiler.programs import read_traces, write_timeline
 
 if TYPE_CHECKING:
     from ..profiler.trace import Trace
@@ -155,7 +156,7 @@ def run(args) -> int:
     try:
         (spool_dir / "options.json").write_text(json.dumps(options))
         status = _run_child(_command(args.program), spool_dir)
-        traces = _traces(spool_dir, Domains(**options), _kernel_names(args))
+        traces = read_traces(spool_dir, Domains(**options), _kernel_names(args), _warn)
         _write_outputs(
             args, traces, {domain for option, domain in _DOMAIN_OPTIONS.items() if option in chosen}
         )
@@ -164,25 +165,27 @@ def run(args) -> int:
     return status
 
 
-def _nvidia_environment() -> dict[str, str]:
-    """CUPTI's injection for NVIDIA programs, where an NVIDIA GPU and nvcc are
-    present (built on first use); nothing, with a warning, where it cannot be had."""
-    from ..cc.nvidia import NvidiaToolchain
+def _program_tracing() -> dict[str, str]:
+    """What the platforms need in a program's environment so that it traces itself
+    (their program tracing faces: on NVIDIA, CUPTI's injection); where a platform
+    cannot have it here, a warning and nothing."""
+    from .. import platforms
+    from ..platforms.base.faces import ProgramTracingUnavailable
 
-    if not NvidiaToolchain.device_present() or NvidiaToolchain.missing():
-        return {}
-    from ..profiler import _cupti
-
-    try:
-        return _cupti.environment()
-    except (_cupti.CuptiUnavailable, CompileError) as exc:
-        log = f"\n{exc.log}" if isinstance(exc, CompileError) and exc.log else ""
-        print(f"hipkit prof: NVIDIA programs will not be traced: {exc}{log}", file=sys.stderr)
-        return {}
+    environment: dict[str, str] = {}
+    for name in platforms.known():
+        face = platforms.faces(name).load("program_tracing")
+        if face is None:
+            continue
+        try:
+            environment.update(face())
+        except ProgramTracingUnavailable as exc:
+            print(f"hipkit prof: {exc}", file=sys.stderr)
+    return environment
 
 
 def _run_child(command: list[str], spool_dir: Path) -> int:
-    env = dict(os.environ, HIPKIT_PROF_DIR=str(spool_dir), **_nvidia_environment())
+    env = dict(os.environ, HIPKIT_PROF_DIR=str(spool_dir), **_program_tracing())
     try:
         child = subprocess.Popen(command, env=env)
     except OSError as exc:
@@ -201,37 +204,15 @@ def _run_child(command: list[str], spool_dir: Path) -> int:
     return 128 - code if code < 0 else code
 
 
+def _warn(message: str) -> None:
+    print(f"hipkit prof: {message}", file=sys.stderr)
+
+
 def _kernel_names(args) -> str:
     return "truncated" if args.truncate_kernels else "mangled" if args.mangled_kernels else "demangled"
 
 
-def _traces(spool_dir: Path, domains: Domains, kernel_names: str) -> list[tuple[int, Trace]]:
-    """Each traced process's pid and trace, in the order they were last written:
-    Python's spools as they are, C++'s native files moved into spools first."""
-    from ..profiler import _native, from_file
-    from ..profiler._spool import Spool
-
-    files = [*spool_dir.glob("*.spool"), *spool_dir.glob(f"*{_native.SUFFIX}")]
-    traces = []
-    for path in sorted(files, key=lambda p: p.stat().st_mtime):
-        if path.name.endswith(_native.SUFFIX):
-            pid = int(path.name[: -len(_native.SUFFIX)])
-            spool = Spool(spool_dir / "native" / f"{pid}.spool")
-            try:
-                _native.convert(path, spool, domains)
-            except _native.NativeTraceError as exc:
-                print(f"hipkit prof: pid {pid}: its trace cannot be read: {exc}", file=sys.stderr)
-                continue
-            path = spool_dir / "native" / f"{pid}.spool"
-        else:
-            pid = int(path.stem)
-        traces.append((pid, from_file(path, kernel_names)))
-    return traces
-
-
 def _write_outputs(args, traces: list[tuple[int, Trace]], domains: set[str]) -> None:
-    from ..profiler import _export
-
     if not traces:
         print("hipkit prof: the program did not use hipkit: nothing traced", file=sys.stderr)
         return
@@ -257,7 +238,7 @@ def _write_outputs(args, traces: list[tuple[int, Trace]], domains: set[str]) -> 
     if one_timeline:
         directory = Path(_expand(args.output_directory, 0))
         path = directory / f"{_expand(args.output_file, 0)}_trace.json"
-        _export.write_chrome_trace([trace for _, trace in traces], path)
+        write_timeline([trace for _, trace in traces], path)
         print(
             f"hipkit prof: the {len(traces)} processes' timeline: {path.name} in {directory}", file=sys.stderr
         )

@@ -4,7 +4,7 @@
 as ``hipkit cc`` does, keeps the executable in hipkit's cache under the hash of
 everything it is built from, and runs it with the arguments after ``--``.  An
 unchanged program is found from the manifest its build left
-(:mod:`hipkit.cc.direct`) without running a compiler, and starts at once.
+(:mod:`hipkit.cc.manifest`) without running a compiler, and starts at once.
 The program's stdin, stdout and stderr are this process's; its exit status is
 hipkit run's (128 + N for a program killed by signal N).  Compile errors exit 1
 without running anything; usage errors 2.
@@ -20,8 +20,8 @@ import _signal  # signal's C half: the signal module imports enum, a tenth of a 
 import os
 import sys
 
-from ..cc.direct import lookup
-from ..cc.options import OptionError, Options, parse_args
+from ..cc.manifest import lookup
+from ..platforms.base.options import OptionError, Options, parse_args
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,9 +1,15 @@
 """``hipkit doctor``: ROCm's installation troubleshooting table, checked on this machine.
 
 Every check reads the machine through one :class:`~hipkit._system.System` and returns
-a :class:`Check`: its status, what it saw (evidence) and, when something is wrong, the
-fix in plain words with the command to run.  A vendor with nothing present (no driver,
-no device file) is skipped, so a CPU-only machine passes.
+a :class:`~hipkit.platforms.base.checks.Check`: its status, what it saw (evidence) and,
+when something is wrong, the fix in plain words with the command to run.
+
+The report has a section per platform, in the registry's order: the checks of the
+platform's own folder (its checks face: ``hipkit/platforms/<name>/checks.py``), then,
+where the platform's devices face finds it here, whether the visibility variables
+leave any of its devices (the seed's hipErrorNoDevice row, the CPU's included).  A
+vendor with nothing present (no driver, no device file) is skipped, so a CPU-only
+machine passes.  The frameworks' section comes last (:mod:`.frameworks`).
 
 Example
 -------
@@ -11,54 +17,38 @@ Example
 >>> from hipkit.doctor import exit_code, run_checks
 >>> exit_code(run_checks(System())) in (0, 1, 2)
 True
-
-The checks live by concern: :mod:`.common` (what they share), :mod:`.gfx` (AMD GPUs as the machine
-describes them), :mod:`.amd`, :mod:`.nvidia` and :mod:`.host` (the CPU platform and the frameworks).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import platforms
 from .._system import System
-from .amd import amd_checks
-from .common import EXIT_CODES, Check, visible_count
-from .gfx import ROCM_TARGETS, amd_filters, amd_gpus, gfx_override, gfx_target, gfx_version, rocm_version
-from .host import FRAMEWORKS, cpu_checks, framework_checks
-from .nvidia import DRIVER_FOR_CUDA, nvidia_checks, nvidia_driver, nvidia_filters, nvidia_gpu_count
+from ..platforms.base.checks import EXIT_CODES, Check, visibility
+from .frameworks import FRAMEWORKS, framework_checks
 
-__all__ = [
-    "DRIVER_FOR_CUDA",
-    "EXIT_CODES",
-    "FRAMEWORKS",
-    "ROCM_TARGETS",
-    "SECTIONS",
-    "Check",
-    "amd_checks",
-    "amd_filters",
-    "amd_gpus",
-    "cpu_checks",
-    "exit_code",
-    "format_text",
-    "framework_checks",
-    "gfx_override",
-    "gfx_target",
-    "gfx_version",
-    "nvidia_checks",
-    "nvidia_driver",
-    "nvidia_filters",
-    "nvidia_gpu_count",
-    "rocm_version",
-    "run_checks",
-    "visible_count",
-]
-
-SECTIONS = {"AMD": amd_checks, "NVIDIA": nvidia_checks, "CPU": cpu_checks, "Frameworks": framework_checks}
+__all__ = ["EXIT_CODES", "FRAMEWORKS", "Check", "exit_code", "format_text", "run_checks"]
 
 
 def run_checks(system: System) -> list[Check]:
-    """Every check, in the order printed, each tagged with its platform."""
-    return [replace(c, platform=platform) for platform, section in SECTIONS.items() for c in section(system)]
+    """Every check, in the order printed, each tagged with its section (its platform's
+    title, or "Frameworks")."""
+    found: list[Check] = []
+    gpus = []
+    for name in platforms.known():
+        faces = platforms.faces(name)
+        section = faces.load("checks")
+        checks = list(section(system)) if section is not None else []
+        devices_face = faces.load("devices")
+        counted = devices_face(system) if devices_face is not None else None
+        if counted is not None:
+            present, filters = counted
+            checks.append(visibility(filters, present, gpus=faces.gpu))
+            if faces.gpu:
+                gpus.append((faces.title, present, filters))
+        found += [replace(c, platform=faces.title) for c in checks]
+    return found + [replace(c, platform="Frameworks") for c in framework_checks(system, gpus)]
 
 
 def exit_code(checks: list[Check]) -> int:

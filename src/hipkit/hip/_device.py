@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _errors
 from .._errors import HipError, hipError_t
-from ..platforms.base import DeviceProperties
+from ..platforms.base.platform import DeviceProperties
 from ..runtime.device import Device, devices, get_device, set_device
 from . import _state
 from ._state import hip_api

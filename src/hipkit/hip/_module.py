@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import platforms
 from .._errors import HipError, hipError_t
-from ..platforms.base import Target
+from ..platforms.base.platform import Target
 from ..runtime.device import get_device
 from ..runtime.module import Kernel, Module
 from . import _state

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._errors import CompileError, CompileOptionError
-from ..platforms.base import Target
+from ..platforms.base.platform import Target
 from ..runtime.device import get_device
 from ._module import image_bytes
 from ._types import hiprtcResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..platforms import base
+from ..platforms.base import platform as base
 
 
 class hipMemcpyKind(enum.IntEnum):  # noqa: N801 - HIP's own name

@@ -1,7 +1,7 @@
 """hipify: translate CUDA sources to HIP (``hipkit hipify`` on the command line).
 
 Token-accurate, on :mod:`hipkit.cxx.lexer`: CUDA names are renamed by the generated name
-table (:mod:`hipkit.hipify.names`, DESIGN.md seam 4), never inside comments or string
+table (:mod:`hipkit.tables.names`, DESIGN.md seam 4), never inside comments or string
 literals; CUDA headers become HIP headers as hipify-clang writes them; calls whose HIP
 function takes other arguments are rewritten (:mod:`hipkit.hipify.arguments`); a text with
 nothing to translate comes back unchanged, byte for byte.  The portability analysis
@@ -19,8 +19,8 @@ hipStream_t s;  // a cudaStream_t
 (2, {'runtime': 2})
 """
 
+from ..tables.names import Entry, NameTable, table
 from .files import FileResult, output_path, translate_file, translate_files
-from .names import Entry, NameTable, table
 from .rules import RULES, Rule
 from .translator import Diagnostic, Location, Options, Result, Stats, translate
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
 from typing import NamedTuple
 
 from ..cxx.brackets import ParseError, match_close, split_top
 from ..cxx.lexer import Token
+from ..tables import ARGUMENTS_TSV
 
 __all__ = ["Rewrite", "Copy", "rewrites", "overloads", "call_edits"]
 
@@ -53,7 +53,7 @@ Key = tuple[str, bool, bool]  # function, --roc, --miopen
 
 @functools.cache
 def _table() -> tuple[dict[Key, tuple[Rewrite, ...]], dict[Key, dict[int, str]]]:
-    text = resources.files(__package__).joinpath("arguments.tsv").read_text(encoding="utf-8")
+    text = ARGUMENTS_TSV.read_text(encoding="utf-8")
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("function\t")) + 1
     casts: dict[Key, list[Rewrite]] = {}

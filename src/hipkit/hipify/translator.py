@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from ..cxx.launch import Launch, parse_launch, template_kernels
 from ..cxx.lexer import DIRECTIVE, IDENT, STATEMENT_KEYWORDS, LexError, Token, tokenize
+from ..tables.names import Entry, table
 from .analysis import analyze
 from .arguments import Copy, arguments, call_edits, overloads, rewrites
-from .names import Entry, table
 from .rules import RULES
 
 __all__ = ["Options", "Diagnostic", "Location", "Stats", "Result", "translate", "LexError"]

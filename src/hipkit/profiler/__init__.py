@@ -11,12 +11,14 @@ Every runtime call reaches the tracer through the runtime's hook point
 runtime pays nothing beyond an attribute lookup per launch.
 """
 
+from ._tracer import Domains
 from .records import ApiCall, KernelDispatch, Marker, MemoryAllocation, MemoryCopy, Stat
 from .session import Profile, mark, profile, range
 from .trace import StatsTable, Trace, from_file
 
 __all__ = [
     "ApiCall",
+    "Domains",
     "KernelDispatch",
     "Marker",
     "MemoryAllocation",

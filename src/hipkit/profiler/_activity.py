@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._errors import HipError
-from ..platforms.base import LAUNCH_NEVER_RAN, LAUNCH_REFUSED, ActivityBatch, Platform
+from ..platforms.base.platform import LAUNCH_NEVER_RAN, LAUNCH_REFUSED, ActivityBatch, Platform
 from ._clock import add_device, copy_fields
 from ._spool import Block
 

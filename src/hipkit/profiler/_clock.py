@@ -23,8 +23,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._errors import HipError
-from ..platforms.base import DEFAULT, DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, HOST_TO_HOST, Platform
-from ..runtime.device import _visible
+from ..platforms.base.platform import (
+    DEFAULT,
+    DEVICE_TO_DEVICE,
+    DEVICE_TO_HOST,
+    HOST_TO_DEVICE,
+    HOST_TO_HOST,
+    Platform,
+)
 
 if TYPE_CHECKING:
     from ._spool import Spool
@@ -59,7 +65,7 @@ COPY_KINDS = {
 
 def device_name(platform: Platform, native: int) -> str:
     """The device's name in a trace: its platform and hipkit's index ("cpu:0", "nvidia:1")."""
-    visible = _visible(platform)
+    visible = platform.visible_devices()
     return f"{platform.name}:{visible.index(native) if native in visible else native}"
 
 

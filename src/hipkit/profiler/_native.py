@@ -3,8 +3,8 @@
 A C++ program traced by ``hipkit prof`` — built by ``hipkit cc`` for the CPU
 (libhipkit_cpu's program tracing) or for NVIDIA (CUPTI, through
 ``cupti_inject.cpp``) — writes ``<HIPKIT_PROF_DIR>/<pid>.native.tsv`` as it
-runs (the writer: ``platforms/cpu/runtime/native_trace.h``).  One record a
-line, tab-separated: the domain, then the fields of that domain's spool row
+runs (the writer: ``hipkit_trace/native_trace.h``).  One record a line,
+tab-separated: the domain, then the fields of that domain's spool row
 (``_tracer.py``) in order, a grid or block as ``x,y,z``, a meta value as JSON;
 in strings ``\\t``, ``\\n`` and ``\\\\`` stand for a tab, a newline and a
 backslash.  Times are CLOCK_MONOTONIC nanoseconds, ``time.perf_counter_ns``'s

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import HipError
-from ..platforms.base import Platform
+from ..platforms.base.platform import Platform
 from ..runtime import hooks
 from ..runtime import module as _module
 from ._activity import Activity

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..platforms.base import PARAM_FLOAT, PARAM_POINTER, PARAM_SIGNED, PARAM_UNSIGNED, Param
+from ..platforms.base.platform import PARAM_FLOAT, PARAM_POINTER, PARAM_SIGNED, PARAM_UNSIGNED, Param
 from .memory import Allocation, DeviceArray
 
 _INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCMHost, kDLCUDAManaged = 1, 2, 3, 10, 11, 13
 _kDLInt, _kDLUInt, _kDLFloat, _kDLBfloat, _kDLComplex, _kDLBool = 0, 1, 2, 4, 5, 6
 _FLAG_READ_ONLY = 1
 
@@ -341,6 +340,7 @@ def import_(obj: object, *, stream: object = None) -> Imported:
     twice (BufferError on a second try). A non-DLPack object raises TypeError.
 
     >>> import numpy as np
+    >>> from hipkit.platforms.base.platform import kDLCPU
     >>> t = import_(np.zeros(4, np.int32))
     >>> t.shape, t.dtype, t.device_type == kDLCPU
     ((4,), dtype('int32'), True)

@@ -10,13 +10,12 @@ Example
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import cached_property
 
-from .. import config, platforms
-from .._errors import HipError
-from ..platforms.base import DeviceProperties, Platform, Target
+from .. import platforms
+from .._errors import HipError, hipError_t
+from ..platforms.base.platform import DeviceProperties, Platform, Target
 from . import hooks
 
 
@@ -35,13 +34,17 @@ class Device:
         else:
             self.platform = platforms.get(platform)
         hooks.platform_used(self.platform)
-        visible = _visible(self.platform)
+        visible = self.platform.visible_devices()
         if not 0 <= index < len(visible):
             if not visible:  # as HIP: no device at all is hipErrorNoDevice, a wrong index InvalidDevice
                 raise HipError(
-                    100, f"{self.platform.name}: no device visible (HIP_VISIBLE_DEVICES hides them)"
+                    hipError_t.hipErrorNoDevice,
+                    f"{self.platform.name}: no device visible (HIP_VISIBLE_DEVICES hides them)",
                 )
-            raise HipError(101, f"device {index} of {self.platform.name}: {len(visible)} device(s) visible")
+            raise HipError(
+                hipError_t.hipErrorInvalidDevice,
+                f"device {index} of {self.platform.name}: {len(visible)} device(s) visible",
+            )
         self.index = index
         self._native = visible[index]
         self._previous: list[Device] = []
@@ -116,43 +119,10 @@ class Device:
         return f"<hipkit.Device {self.index} ({self.platform.name}): {self.name}>"
 
 
-def _lists_device_0(value: str | None) -> bool:
-    """Whether the device list ``value`` (None: unset) leaves device 0 visible:
-    the list ends at its first entry that names no device, so "" and "-1" hide
-    every device, "1,0" too where 1 does not exist; the CPU has no UUID.  The
-    rule of programs built by hipkit cc (hipkit_cpu/program_visible.h)."""
-    if value is None:
-        return True
-    first = value.lstrip(" \t")
-    digits = len(first) - len(first.lstrip("0123456789"))
-    if digits == 0 or first[:digits].strip("0"):
-        return False
-    rest = first[digits:].lstrip(" \t")
-    return rest == "" or rest.startswith(",")
-
-
-def _visible(platform: Platform) -> list[int]:
-    """Native indices of the platform's devices that the *_VISIBLE_DEVICES
-    variables leave.  The CPU, one device, is there unless HIP_VISIBLE_DEVICES
-    lists another device first (read raw: the registry takes a blank value for
-    unset, and an empty list hides it); the vendors' variables leave it alone.
-    On AMD GPUs, ROCm's HIP runtime has applied them already; on NVIDIA, the
-    driver applies CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES picks among the
-    GPUs it leaves."""
-    count = platform.device_count()
-    if platform.name == "cpu":
-        shown = _lists_device_0(os.environ.get("HIP_VISIBLE_DEVICES"))
-        return list(range(count)) if shown else []
-    chosen = config.get("HIP_VISIBLE_DEVICES")
-    if platform.name == "amd" or not chosen:
-        return list(range(count))
-    return [i for i in chosen if 0 <= i < count]
-
-
 def devices(platform: str | None = None) -> list[Device]:
     """All visible devices of a platform (default: the default platform)."""
     p = platforms.get(platform) if platform else platforms.default()
-    return [Device(i, p) for i in range(len(_visible(p)))]
+    return [Device(i, p) for i in range(len(p.visible_devices()))]
 
 
 _current = threading.local()

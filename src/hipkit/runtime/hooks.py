@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..platforms.base import Platform
+from ..platforms.base.platform import Platform
 
 # The runtime calls of the platform interface (not the queries made on every
 # launch, such as reset_generation, nor the static compile-side methods).

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import HipError
-from ..platforms.base import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
+from ..platforms.base.platform import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
 from . import _dlpack
 from .device import Device, get_device
 from .stream import stream_handle

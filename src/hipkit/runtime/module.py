@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import platforms
 from .._errors import HipError
-from ..platforms.base import FunctionInfo, Target
+from ..platforms.base.platform import FunctionInfo, Target
 from ._args import Packer
 from .device import Device, get_device
 from .memory import DeviceArray

@@ -30,7 +30,7 @@ from ..._errors import CompileError, CompileOptionError, HipError
 from ...cxx.brackets import ParseError
 from ...cxx.lexer import DIRECTIVE, LexError, Token, tokenize
 from ...cxx.toplevel import param_type, scan_top_level
-from ..base import PORTABLE_INCLUDE_DIR, Param, Target
+from ..base.platform import PORTABLE_INCLUDE_DIR, Param, Target
 
 # ---------------------------------------------------------------- the module container
 

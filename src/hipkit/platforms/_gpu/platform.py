@@ -13,7 +13,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ... import config
 from ..._errors import HipError
-from ..base import Param, Platform, PlatformUnavailable
+from ..base.platform import Param, Platform, PlatformUnavailable
 from .compiler import GpuBinary, KernelEntry
 
 _INVALID_HANDLE, _NOT_FOUND = 400, 500

@@ -29,7 +29,8 @@ from functools import cache
 
 from ... import config
 from ..._errors import HipError, error_name
-from ..base import PlatformUnavailable
+from ..base.platform import PlatformUnavailable
+from .toolkit import rocm_lib
 
 SUCCESS, NO_DEVICE, NOT_READY = 0, 100, 600
 _P = c_void_p  # handles (hipStream_t, hipModule_t, ...) and device pointers
@@ -193,10 +194,6 @@ def _declare(lib: ctypes.CDLL, name: str, argtypes: tuple, restype) -> None:
     function.restype = restype
 
 
-def _rocm_lib(name: str) -> str:
-    return os.path.join(os.environ.get("ROCM_PATH") or "/opt/rocm", "lib", name)
-
-
 def _open(candidates: list[str]) -> tuple[ctypes.CDLL, str] | str:
     """The first of ``candidates`` (paths or names for the dynamic loader) that
     loads, with its name; else the loader's word on each."""
@@ -284,7 +281,7 @@ def _library_candidates() -> list[str]:
     if configured:
         return [configured]
     return [
-        _rocm_lib("libamdhip64.so"),
+        rocm_lib("libamdhip64.so"),
         "libamdhip64.so",
         "libamdhip64.so.7",
         "libamdhip64.so.6",
@@ -344,7 +341,7 @@ def _load(candidates: tuple[str, ...]) -> Rocm:
 
     # comgr by the names ROCm 5 and 6 (.2) and ROCm 7 (.3) give it.
     comgr_names = ["libamd_comgr.so.3", "libamd_comgr.so.2"]
-    found = _open([_rocm_lib(n) for n in comgr_names] + comgr_names)
+    found = _open([rocm_lib(n) for n in comgr_names] + comgr_names)
     comgr, comgr_reason = (None, f"comgr not found ({found})") if isinstance(found, str) else (found[0], "")
     if comgr is not None:
         for name, argtypes in COMGR_FUNCTIONS.items():

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..._errors import HipError
 from .._gpu.elf import SHT_NOTE, SHT_RELA, Elf
-from ..base import PARAM_OTHER, PARAM_POINTER, Param
+from ..base.platform import PARAM_OTHER, PARAM_POINTER, Param
 
 EM_AMDGPU = 224
 _NT_AMDGPU_METADATA = 32

@@ -27,7 +27,7 @@ from pathlib import Path
 from ..._errors import CompileError, CompileOptionError
 from .._gpu import compiler as gpu
 from .._gpu.compiler import GpuBinary, KernelEntry
-from ..base import PORTABLE_INCLUDE_DIR, PlatformUnavailable, Target
+from ..base.platform import PORTABLE_INCLUDE_DIR, PlatformUnavailable, Target
 from . import _hip
 from .codeobject import CodeObject
 

@@ -26,6 +26,7 @@ from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint
 from pathlib import Path
 
 from ... import _cache, config
+from ..base.platform import PORTABLE_INCLUDE_DIR
 
 __all__ = [
     "INCLUDE_DIR",
@@ -129,12 +130,15 @@ def compiler_version() -> str:
 
 # The headers of include/ that the runtime includes (the others are for kernels).
 _CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h", "hipkit_cpu/runtime_module.h")
+# The shared headers it includes: the trace file the CUPTI library writes too.
+_SHARED_HEADERS = ("hipkit_trace/native_trace.h",)
 
 
 def _sources() -> list[Path]:
     """Every file the library is built from: the runtime's sources and headers."""
     runtime = [p for p in _SOURCE_DIR.iterdir() if p.suffix in (".cpp", ".S", ".h")]
-    return sorted(runtime) + [INCLUDE_DIR / header for header in _CONTRACT_HEADERS]
+    shared = [PORTABLE_INCLUDE_DIR / header for header in _SHARED_HEADERS]
+    return sorted(runtime) + [INCLUDE_DIR / header for header in _CONTRACT_HEADERS] + shared
 
 
 def build_key() -> str:
@@ -163,7 +167,8 @@ def _build(out: Path) -> None:
 
     def compile_one(source: Path) -> str:
         obj = str(out / f"{source.name}.o")
-        _run([*compiler, *_COMPILE_FLAGS, f"-I{INCLUDE_DIR}", "-c", str(source), "-o", obj])
+        includes = [f"-I{INCLUDE_DIR}", f"-I{PORTABLE_INCLUDE_DIR}"]
+        _run([*compiler, *_COMPILE_FLAGS, *includes, "-c", str(source), "-o", obj])
         return obj
 
     # One compiler per source file, in parallel: the first build is on the

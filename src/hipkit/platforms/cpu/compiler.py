@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ... import _cache, config, cxx
 from ..._errors import CompileError, CompileOptionError
-from ..base import PORTABLE_INCLUDE_DIR
+from ..base.platform import PORTABLE_INCLUDE_DIR
 from . import _lib
 from .transform import INCLUDE_DIR, TransformError, transform
 
@@ -87,7 +87,8 @@ def compiler_identity() -> str:
 @cache
 def _sources_key() -> str:
     here = Path(__file__).parent
-    files = [*sorted(here.glob("*.py")), *cxx.source_files()]  # the transform and what it parses with
+    # This module, the transform and what it parses with.
+    files = [Path(__file__), *sorted((here / "transform").glob("*.py")), *cxx.source_files()]
     files += sorted(INCLUDE_DIR.rglob("*.h")) + sorted(PORTABLE_INCLUDE_DIR.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
 
@@ -339,9 +340,7 @@ def program_unit_key(preprocessed: bytes, user_options: list[str], warp_size: in
             "\0".join(user_options),
             config.get("HIPKIT_CPU_EXEC"),
             compiler_identity(),
-            _sources_key(),
-            # The launch parser the program transform uses.
-            (Path(__file__).parents[2] / "hipify" / "launch.py").read_bytes(),
+            _sources_key(),  # the transform, the C++ parsing (the launch parser too), the headers
         ]
     )
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import LAUNCH_RAN, LAUNCH_RECORD, LAUNCH_REFUSED
+from ..base.platform import LAUNCH_RAN, LAUNCH_RECORD, LAUNCH_REFUSED
 
 log = logging.getLogger("hipkit")
 

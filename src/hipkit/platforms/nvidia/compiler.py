@@ -23,7 +23,7 @@ from ..._errors import CompileError, CompileOptionError
 from .._gpu import compiler as gpu
 from .._gpu.compiler import GpuBinary, KernelEntry
 from .._gpu.elf import Elf
-from ..base import PORTABLE_INCLUDE_DIR, Param, Target
+from ..base.platform import PORTABLE_INCLUDE_DIR, Param, Target
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 WARP_SIZE = 32

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "activity.h"
-#include "native_trace.h"
+#include "hipkit_trace/native_trace.h"
 
 extern "C" {
 // The program headers' side (include/hipkit_cpu/program_profile.h).

@@ -32,7 +32,7 @@
 #define HIP_VERSION_GITHASH "hipkit"
 #define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
 
-#include "errors.h"
+#include "hipkit_nvidia_program/errors.h"  // generated: hipkit/tables
 
 // The result of a CUDA call made through a HIP name (names.h): a cudaError_t
 // as HIP's code, anything else as it is.
@@ -42,7 +42,7 @@ inline T __hk_hip_result(T value) {
   return value;
 }
 
-#include "names.h"
+#include "hipkit_nvidia_program/names.h"  // generated: hipkit/tables
 
 // A kernel launch, as HIP's own header for NVIDIA writes it.
 #define hipLaunchKernelGGL(kernel, grid, block, shared, stream, ...) \

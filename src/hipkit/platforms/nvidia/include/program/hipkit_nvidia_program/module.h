@@ -12,7 +12,7 @@
 // call.  Results are HIP's hipError_t (hipCUResultTohipError, errors.h).
 #pragma once
 
-#include "module_names.h"
+#include "hipkit_nvidia_program/module_names.h"  // generated: hipkit/tables
 
 // hipJitOption's values (hipModuleLoadDataEx), which hipify's table maps to
 // hiprtc's HIPRTC_JIT_* instead: the driver's CUjit_option, in HIP's order.

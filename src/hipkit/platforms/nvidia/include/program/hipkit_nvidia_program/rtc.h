@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "rtc_names.h"
+#include "hipkit_nvidia_program/rtc_names.h"  // generated: hipkit/tables
 
 namespace __hk_rtc {
 

@@ -1,0 +1,136 @@
+"""What a platform's folder declares: the faces it has, found by the registry.
+
+Each platform package (``hipkit/platforms/<name>/__init__.py``) defines ``FACES``,
+a :class:`Faces`.  Every face but the probe is named as ``"module:attribute"``,
+the module relative to the platform's package, and imported only when a tool
+asks for it: listing the platforms imports no runtime, compiler or toolkit.
+
+Example
+-------
+>>> from hipkit import platforms
+>>> platforms.faces("cpu").title
+'CPU'
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# This module is read on hipkit run's fast path: it imports neither typing nor
+# dataclasses (see hipkit.config).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+__all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable"]
+
+# The faces a platform may have, "module:attribute" each (see Faces).
+FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing")
+
+
+def _always() -> bool:
+    return True
+
+
+class Faces:
+    """The faces of one platform.
+
+    Parameters
+    ----------
+    package
+        The platform's package, which the faces' modules are relative to
+        (``__name__`` of its ``__init__``).
+    title
+        How reports head its section ("CPU", "NVIDIA").
+    gpu
+        Whether its devices are GPUs (the doctor counts GPUs across platforms).
+    runtime
+        Its :class:`~hipkit.platforms.base.platform.Platform` subclass.
+    toolchain
+        Its :class:`~hipkit.platforms.base.toolchain.Toolchain` subclass, or None
+        where ``hipkit cc`` cannot build programs for it.
+    checks
+        ``checks(system) -> list[Check]``: its section of ``hipkit doctor``.
+    devices
+        ``devices(system) -> (present, filters)``: how many devices the machine
+        has and the visibility variables that choose among them, as
+        ``(name, value)`` pairs in the order they apply (the doctor's visibility
+        checks).
+    program_tracing
+        ``program_tracing() -> dict[str, str]``: the environment that makes a
+        program built by ``hipkit cc`` trace itself for ``hipkit prof``, where it
+        cannot do so by itself (raises :class:`ProgramTracingUnavailable` with
+        the reason); None where nothing is needed.
+    probe
+        A cheap test, with no import, of whether the machine may have a device of
+        the platform (its driver's device files): where no earlier platform's
+        probe answers True, a later platform is certain to be the default
+        (``hipkit run`` then finds a cached program without asking compilers).
+    build_variables
+        The environment variables, besides the compiler's own, that change what
+        its toolchain builds (part of ``hipkit run``'s manifest key).
+    variants
+        Other ways the platform runs the same kernels, each an environment:
+        the test suite runs every device test under each (the CPU's fiber
+        executor).
+    """
+
+    __slots__ = (
+        "package",
+        "title",
+        "gpu",
+        "runtime",
+        "toolchain",
+        "checks",
+        "devices",
+        "program_tracing",
+        "probe",
+        "build_variables",
+        "variants",
+    )
+
+    def __init__(
+        self,
+        package: str,
+        *,
+        title: str,
+        gpu: bool,
+        runtime: str,
+        toolchain: str | None = None,
+        checks: str | None = None,
+        devices: str | None = None,
+        program_tracing: str | None = None,
+        probe: Callable[[], bool] = _always,
+        build_variables: tuple[str, ...] = (),
+        variants: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        self.package = package
+        self.title = title
+        self.gpu = gpu
+        self.runtime = runtime
+        self.toolchain = toolchain
+        self.checks = checks
+        self.devices = devices
+        self.program_tracing = program_tracing
+        self.probe = probe
+        self.build_variables = build_variables
+        self.variants = dict(variants or {})
+
+    def load(self, face: str) -> Any:
+        """The object ``face`` (one of :data:`FACE_NAMES`) names, imported now;
+        None where the platform does not have it."""
+        if face not in FACE_NAMES:
+            raise ValueError(f"no face {face!r}; faces: {', '.join(FACE_NAMES)}")
+        where = getattr(self, face)
+        if where is None:
+            return None
+        module, _, attribute = where.partition(":")
+        return getattr(importlib.import_module(module, self.package), attribute)
+
+    def __repr__(self) -> str:
+        return f"<Faces of {self.package}>"
+
+
+class ProgramTracingUnavailable(RuntimeError):
+    """A platform's programs cannot be traced here (the message says why)."""

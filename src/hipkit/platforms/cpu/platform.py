@@ -1,0 +1,519 @@
+"""The CPU platform: HIP kernels compiled to native code, run on all cores.
+
+The runtime is libhipkit_cpu (C++, built on first use and cached), the same
+library whole HIP programs link against; this module is its Python face.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import platform as _platform
+import threading
+from collections.abc import Callable
+from functools import cache, cached_property
+from pathlib import Path
+
+import numpy as np
+
+from ... import __version__, config
+from ..._errors import HipError
+from ..base.platform import (
+    LAUNCH_RAN,
+    LAUNCH_RECORD,
+    ActivityBatch,
+    DeviceProperties,
+    FunctionInfo,
+    Param,
+    Platform,
+    PlatformUnavailable,
+    Target,
+    kDLCPU,
+)
+from . import _lib
+from .compiler import Binary, compile_source, module_file, private_copy
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char * 256),
+        ("arch", ctypes.c_char * 64),
+        ("total_global_mem", ctypes.c_uint64),
+        ("warp_size", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+        ("max_threads_dim", ctypes.c_uint32 * 3),
+        ("max_grid_size", ctypes.c_uint32 * 3),
+        ("shared_mem_per_block", ctypes.c_uint32),
+        ("multiprocessor_count", ctypes.c_uint32),
+        ("clock_rate_khz", ctypes.c_uint32),
+        ("l2_cache_size", ctypes.c_uint32),
+        ("total_const_mem", ctypes.c_uint32),
+        ("regs_per_block", ctypes.c_uint32),
+        ("compute_capability", ctypes.c_uint32 * 2),
+    ]
+
+
+class _ParamDesc(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("align", ctypes.c_uint32), ("kind", ctypes.c_uint32)]
+
+
+class _KernelDesc(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("symbol", ctypes.c_void_p),
+        ("entry", ctypes.c_void_p),
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("params", ctypes.POINTER(_ParamDesc)),
+    ]
+
+
+class _FunctionAttributes(ctypes.Structure):
+    _fields_ = [
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("static_shared_bytes", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+        ("activity_name", ctypes.c_void_p),
+    ]
+
+
+# runtime/activity.h's hk_activity_record, read in batches straight into a NumPy array.
+ACTIVITY_RECORD = np.dtype(
+    [
+        ("kind", np.uint32),
+        ("copy_kind", np.uint32),
+        ("device", np.int32),
+        ("thread_id", np.int32),
+        ("stream", np.uint64),
+        ("correlation_id", np.uint64),
+        ("enqueue_ns", np.int64),
+        ("start_ns", np.int64),
+        ("end_ns", np.int64),
+        ("call_ns", np.int64),
+        ("name", np.uintp),  # const char*, valid for the life of the process
+        ("grid", np.uint32, 3),
+        ("block", np.uint32, 3),
+        ("dynamic_shared", np.uint32),
+        ("static_shared", np.uint32),
+        ("bytes", np.uint64),
+        ("status", np.uint32),  # HK_ACTIVITY_RAN, _NEVER_RAN, _REFUSED: base.LAUNCH_*
+        ("error", np.int32),
+    ],
+    align=True,
+)
+# Records kept unread at most (30 MiB): far more than the profiler lets wait (it
+# reads them once 16,384 wait), so that none is dropped unless something else
+# floods the runtime.
+ACTIVITY_CAPACITY = 1 << 18
+_ACTIVITY_BATCH = 4096
+_KERNEL_RECORD = 1  # HK_ACTIVITY_KERNEL
+# The fields a kernel's record and base.LAUNCH_RECORD share.
+_LAUNCH_FIELDS: tuple[str, ...] = ("thread_id", "call_ns", "start_ns", "end_ns", "grid", "block")
+_LAUNCH_FIELDS += ("dynamic_shared", "static_shared", "status", "error", "correlation_id")
+# A launch's answer asking for the records to be read soon (HK_ACTIVITY_READ_SOON).
+_READ_SOON = 0x48500001
+
+log = logging.getLogger("hipkit")
+
+_MODES = ("loop", "split", "fiber")
+# The vector extensions worth knowing about, as /proc/cpuinfo names them (x86, Arm).
+_SIMD_FEATURES = (
+    "sse4_2 avx avx2 fma f16c avx512f avx512bw avx512vl avx512_bf16 avx512_fp16 amx_tile "
+    "asimd asimdhp sve sve2"
+).split()
+
+
+@cache
+def _cpu_flags() -> frozenset[str]:
+    """The first processor's feature flags in /proc/cpuinfo (empty where unreadable)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        if line.startswith(("flags", "Features")):
+            return frozenset(line.partition(":")[2].split())
+    return frozenset()
+
+
+_Dim3 = ctypes.c_uint32 * 3
+
+
+def _lists_device_0(value: str | None) -> bool:
+    """Whether the device list ``value`` (None: unset) leaves device 0 visible:
+    the list ends at its first entry that names no device, so "" and "-1" hide
+    every device, "1,0" too where 1 does not exist; the CPU has no UUID.  The
+    rule of programs built by hipkit cc (hipkit_cpu/program_visible.h)."""
+    if value is None:
+        return True
+    first = value.lstrip(" \t")
+    digits = len(first) - len(first.lstrip("0123456789"))
+    if digits == 0 or first[:digits].strip("0"):
+        return False
+    rest = first[digits:].lstrip(" \t")
+    return rest == "" or rest.startswith(",")
+
+
+class CpuPlatform(Platform):
+    """The CPU as one HIP device (warp size 64, or HIPKIT_CPU_WARP_SIZE)."""
+
+    name = "cpu"
+    dlpack_device_type = kDLCPU
+
+    def __init__(self) -> None:
+        try:
+            self._lib = _lib.load()
+        except (OSError, RuntimeError) as exc:
+            raise PlatformUnavailable(f"the CPU runtime could not be built: {exc}") from exc
+        self._call(self._lib.hkrt_init(config.get("HIPKIT_CPU_WARP_SIZE"), config.get("HIPKIT_CPU_THREADS")))
+        self._generation = self._lib.hkrt_reset_generation()
+        # Reentrant: garbage collection may unload a module (a finalizer) in
+        # the middle of load_module.
+        self._modules_lock = threading.RLock()
+        self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
+        self._activity_dropped = 0  # records the runtime dropped, as last reported
+        self._activity_names: dict[int, str] = {}  # a record's name pointer -> FunctionInfo.name
+        self._launch_names: list[str] = []  # ActivityBatch.names: grows, never reordered
+        self._launch_indices: dict[int, int] = {}  # a record's name pointer -> its index there
+        self._read_soon: Callable[[], None] | None = None  # activity_notify's reader
+
+    def _call(self, code: int) -> None:
+        if code != 0:
+            detail = self._lib.hkrt_last_error_detail()
+            raise HipError(code, detail.decode(errors="replace") if detail else "")
+
+    @staticmethod
+    def _check_device(device: int) -> None:
+        if device != 0:
+            raise HipError(101, f"the CPU platform has one device (0), not {device}")
+
+    # ------------------------------------------------------------------ devices
+
+    def device_count(self) -> int:
+        return 1
+
+    def visible_devices(self) -> list[int]:
+        """The CPU, device 0, unless HIP_VISIBLE_DEVICES lists another device first
+        (read raw: the registry takes a blank value for unset, and an empty list
+        hides it); the vendors' variables leave it alone."""
+        return [0] if _lists_device_0(os.environ.get("HIP_VISIBLE_DEVICES")) else []
+
+    @cached_property
+    def _info(self) -> _DeviceInfo:
+        info = _DeviceInfo()
+        self._call(self._lib.hkrt_get_device_info(ctypes.byref(info)))
+        return info
+
+    def properties(self, device: int) -> DeviceProperties:
+        self._check_device(device)
+        i = self._info
+        return DeviceProperties(
+            name=i.name.decode(errors="replace"),
+            gcnArchName=i.arch.decode(),
+            platform=self.name,
+            totalGlobalMem=i.total_global_mem,
+            sharedMemPerBlock=i.shared_mem_per_block,
+            warpSize=i.warp_size,
+            maxThreadsPerBlock=i.max_threads_per_block,
+            maxThreadsDim=tuple(i.max_threads_dim),
+            maxGridSize=tuple(i.max_grid_size),
+            multiProcessorCount=i.multiprocessor_count,
+            clockRate=i.clock_rate_khz,
+            l2CacheSize=i.l2_cache_size,
+            totalConstMem=i.total_const_mem,
+            regsPerBlock=i.regs_per_block,
+            major=i.compute_capability[0],
+            minor=i.compute_capability[1],
+            maxSharedMemoryPerMultiProcessor=i.shared_mem_per_block,
+        )
+
+    def isa(self, device: int) -> str:
+        self._check_device(device)
+        features = [f for f in _SIMD_FEATURES if f in _cpu_flags()]
+        isa = f"{_platform.machine()}-linux-gnu, -march=native"
+        return f"{isa} ({' '.join(features)})" if features else isa
+
+    def versions(self) -> dict[str, str]:
+        compiler = _lib.compiler_version().splitlines()
+        return {"C++ compiler": compiler[0] if compiler else "unknown", "hipkit CPU runtime": __version__}
+
+    def target(self, device: int) -> Target:
+        self._check_device(device)
+        return Target("cpu", _platform.machine(), self._info.warp_size)
+
+    # ------------------------------------------------------------------ memory
+
+    def malloc(self, device: int, nbytes: int) -> int:
+        self._check_device(device)
+        ptr = ctypes.c_void_p()
+        self._call(self._lib.hkrt_malloc(ctypes.byref(ptr), nbytes))
+        return ptr.value or 0
+
+    def free(self, device: int, ptr: int) -> None:
+        self._call(self._lib.hkrt_free(ptr))
+
+    def host_malloc(self, nbytes: int) -> int:
+        ptr = ctypes.c_void_p()
+        self._call(self._lib.hkrt_host_malloc(ctypes.byref(ptr), nbytes))
+        return ptr.value or 0
+
+    def host_free(self, ptr: int) -> None:
+        self._call(self._lib.hkrt_host_free(ptr))
+
+    def mem_info(self, device: int) -> tuple[int, int]:
+        self._check_device(device)
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        self._call(self._lib.hkrt_mem_get_info(ctypes.byref(free), ctypes.byref(total)))
+        return free.value, total.value
+
+    def memcpy(self, device, dst, src, nbytes, kind, stream, asynchronous) -> None:
+        self._call(self._lib.hkrt_memcpy(dst, src, nbytes, kind, stream or None, int(asynchronous)))
+
+    def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
+        self._call(self._lib.hkrt_memset(dst, value, count, elem_size, stream or None, int(asynchronous)))
+
+    # ------------------------------------------------------------------ streams, events
+
+    def stream_create(self, device: int, non_blocking: bool) -> int:
+        self._check_device(device)
+        handle = ctypes.c_void_p()
+        self._call(self._lib.hkrt_stream_create(ctypes.byref(handle), 1 if non_blocking else 0))
+        return handle.value or 0
+
+    def stream_destroy(self, device, stream) -> None:
+        self._call(self._lib.hkrt_stream_destroy(stream))
+
+    def stream_synchronize(self, device, stream) -> None:
+        self._call(self._lib.hkrt_stream_synchronize(stream or None))
+
+    def stream_query(self, device, stream) -> bool:
+        code = self._lib.hkrt_stream_query(stream or None)
+        if code == 600:
+            return False
+        self._call(code)
+        return True
+
+    def stream_wait_event(self, device, stream, event) -> None:
+        self._call(self._lib.hkrt_stream_wait_event(stream or None, event, 0))
+
+    def event_create(self, device, timing, blocking) -> int:
+        handle = ctypes.c_void_p()
+        flags = (0 if timing else 0x2) | (0x1 if blocking else 0)
+        self._call(self._lib.hkrt_event_create(ctypes.byref(handle), flags))
+        return handle.value or 0
+
+    def event_destroy(self, device, event) -> None:
+        self._call(self._lib.hkrt_event_destroy(event))
+
+    def event_record(self, device, event, stream) -> None:
+        self._call(self._lib.hkrt_event_record(event, stream or None))
+
+    def event_synchronize(self, device, event) -> None:
+        self._call(self._lib.hkrt_event_synchronize(event))
+
+    def event_query(self, device, event) -> bool:
+        code = self._lib.hkrt_event_query(event)
+        if code == 600:
+            return False
+        self._call(code)
+        return True
+
+    def event_elapsed(self, device, start, stop) -> float:
+        ms = ctypes.c_float()
+        self._call(self._lib.hkrt_event_elapsed_time(ctypes.byref(ms), start, stop))
+        return ms.value
+
+    def synchronize(self, device: int) -> None:
+        self._check_device(device)
+        self._call(self._lib.hkrt_device_synchronize())
+
+    def reset(self, device: int) -> None:
+        self._check_device(device)
+        try:
+            self._call(self._lib.hkrt_device_reset())
+        finally:
+            self._generation = self._lib.hkrt_reset_generation()
+            with self._modules_lock:
+                self._loaded.clear()
+
+    def reset_generation(self, device: int) -> int:
+        # Checked for every launch argument, so a plain attribute rather than a
+        # C call; every reset of this process's runtime goes through reset().
+        return self._generation
+
+    # ------------------------------------------------------------------ several devices
+
+    def can_access_peer(self, device: int, peer: int) -> bool:
+        self._check_device(device)
+        self._check_device(peer)
+        return False  # one device: it has no peer
+
+    def enable_peer_access(self, device: int, peer: int) -> None:
+        self._check_device(device)
+        self._check_device(peer)
+        raise HipError(1, "a device cannot be its own peer")
+
+    disable_peer_access = enable_peer_access
+
+    def memcpy_peer(self, dst_device, dst, src_device, src, nbytes, stream, asynchronous) -> None:
+        self._check_device(dst_device)
+        self._check_device(src_device)
+        self.memcpy(0, dst, src, nbytes, 3, stream, asynchronous)
+
+    # ------------------------------------------------------------------ code
+
+    @staticmethod
+    def parse_target(text: str) -> Target | None:
+        if text in ("cpu", _platform.machine()):
+            return Target("cpu", _platform.machine(), config.get("HIPKIT_CPU_WARP_SIZE"))
+        return None
+
+    @staticmethod
+    def compile(source, target, *, name, options, name_expressions, headers) -> Binary:
+        if target.platform != "cpu":
+            raise ValueError(f"the CPU platform cannot compile for {target}")
+        return compile_source(
+            source,
+            name=name,
+            options=options,
+            name_expressions=name_expressions,
+            headers=headers,
+            warp_size=target.warp_size,
+        )
+
+    @staticmethod
+    def binary_bytes(binary: Binary) -> bytes:
+        return binary.path.read_bytes()
+
+    def load_module(self, device: int, binary: Binary | bytes) -> int:
+        self._check_device(device)
+        path = binary.path if isinstance(binary, Binary) else module_file(bytes(binary))
+        handle = ctypes.c_void_p()
+        with self._modules_lock:
+            if path in self._loaded.values():
+                # dlopen of a loaded file returns the same instance; each
+                # loaded module needs its own __device__ globals (as in HIP).
+                with private_copy(path) as copy:
+                    self._call(self._lib.hkrt_module_load(str(copy).encode(), ctypes.byref(handle)))
+            else:
+                self._call(self._lib.hkrt_module_load(str(path).encode(), ctypes.byref(handle)))
+            self._loaded[handle.value or 0] = path
+        return handle.value or 0
+
+    def unload_module(self, device, module) -> None:
+        with self._modules_lock:
+            self._loaded.pop(module, None)
+        self._call(self._lib.hkrt_module_unload(module))
+
+    def get_function(self, device, module, name) -> FunctionInfo:
+        desc = ctypes.c_void_p()
+        self._call(self._lib.hkrt_module_get_function(module, name.encode(), ctypes.byref(desc)))
+        kernel = ctypes.cast(desc, ctypes.POINTER(_KernelDesc)).contents
+        attrs = _FunctionAttributes()
+        self._call(self._lib.hkrt_function_get_attributes(desc, ctypes.byref(attrs)))
+        if attrs.activity_name:
+            self._activity_names[attrs.activity_name] = name
+        params = tuple(
+            Param(kernel.params[i].size, kernel.params[i].align, kernel.params[i].kind)
+            for i in range(kernel.num_params)
+        )
+        return FunctionInfo(
+            handle=desc.value or 0,
+            name=name,
+            params=params,
+            static_shared_bytes=attrs.static_shared_bytes,
+            max_threads_per_block=attrs.max_threads_per_block or 1024,
+            detail=f"{_MODES[attrs.mode]} execution",
+        )
+
+    def get_global(self, device, module, name) -> tuple[int, int]:
+        ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+        self._call(
+            self._lib.hkrt_module_get_global(module, name.encode(), ctypes.byref(ptr), ctypes.byref(size))
+        )
+        return ptr.value or 0, size.value
+
+    def set_max_dynamic_shared(self, device, function, nbytes) -> None:
+        limit = self._info.shared_mem_per_block - function.static_shared_bytes
+        if not 0 <= nbytes <= limit:
+            raise HipError(1, f"{function.name} can have at most {limit} bytes of dynamic shared memory")
+
+    def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
+        code = self._lib.hkrt_launch_packed(
+            function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
+        )
+        if code:
+            if code == _READ_SOON and self._read_soon is not None:
+                self._read_soon()
+            elif code != _READ_SOON:
+                self._call(code)
+
+    # ------------------------------------------------------------------ activity
+
+    def activity_start(self) -> bool:
+        self._call(self._lib.hk_activity_enable(ACTIVITY_CAPACITY))
+        self._activity_dropped = 0
+        return True
+
+    def activity_read(self) -> ActivityBatch:
+        batches = []
+        while True:
+            batch = np.empty(_ACTIVITY_BATCH, ACTIVITY_RECORD)
+            count = self._lib.hk_activity_read(batch.ctypes.data, _ACTIVITY_BATCH)
+            batches.append(batch[:count])
+            if count < _ACTIVITY_BATCH:
+                break
+        records = np.concatenate(batches) if len(batches) > 1 else batches[0]
+        dropped = self._lib.hk_activity_dropped()
+        if dropped > self._activity_dropped:
+            log.warning(
+                "cpu: %d activity record(s) dropped, the runtime's buffer full: that work has host times",
+                dropped - self._activity_dropped,
+            )
+            self._activity_dropped = dropped
+        kernels = records["kind"] == _KERNEL_RECORD
+        work, launches = records[~kernels], records[kernels]
+        work = work[work["status"] == LAUNCH_RAN]  # a copy that never ran keeps its call's times
+        columns = ("thread_id", "enqueue_ns", "start_ns", "end_ns")
+        return ActivityBatch(
+            list(zip(*(work[column].tolist() for column in columns), strict=True)),
+            self._launches(launches),
+            self._launch_names,
+        )
+
+    def _launches(self, records: np.ndarray) -> np.ndarray:
+        """ActivityBatch.launches from the runtime's kernel records."""
+        out = np.empty(len(records), LAUNCH_RECORD)
+        for field in _LAUNCH_FIELDS:
+            out[field] = records[field]
+        out["return_ns"], out["device"] = records["enqueue_ns"], 0  # the CPU platform's one device
+        out["stream"] = records["stream"].astype(np.int64)
+        pointers, at = np.unique(records["name"], return_inverse=True)
+        out["name"] = np.array([self._launch_name(p) for p in pointers.tolist()], np.int64)[at]
+        return out
+
+    def _launch_name(self, pointer: int) -> int:
+        """The index in self._launch_names of the kernel whose record name is at ``pointer``:
+        the name get_function was given, else (a launch from elsewhere) the record's."""
+        index = self._launch_indices.get(pointer)
+        if index is None:
+            name = self._activity_names.get(pointer)
+            if name is None:
+                name = ctypes.string_at(pointer).decode(errors="replace") if pointer else "?"
+            index = self._launch_indices[pointer] = len(self._launch_names)
+            self._launch_names.append(name)
+        return index
+
+    def activity_correlate(self, correlation_id: int) -> None:
+        self._lib.hk_activity_set_correlation(correlation_id)
+
+    def activity_notify(self, waiting: int, read: Callable[[], None]) -> None:
+        self._read_soon = read
+        self._call(self._lib.hk_activity_notify(waiting))
+
+    def activity_stop(self) -> None:
+        self._read_soon = None
+        self._call(self._lib.hk_activity_notify(0))
+        self._call(self._lib.hk_activity_enable(0))

@@ -1,0 +1,15 @@
+"""The CPU platform's source transform: HIP C++ kernels as C++ the system compiler
+builds into block functions (DESIGN.md, CPU execution).
+
+- :mod:`.source`: the whole source: kernels found, markers rewritten, launches
+  (program mode) made runtime calls, each kernel's execution chosen;
+- :mod:`.split`: a barrier kernel's body split at its barriers into loops over
+  the block's threads, where it can be.
+
+Everything a compile's result depends on in Python is in this package (its
+files are part of the kernel cache's key), with :mod:`hipkit.cxx`.
+"""
+
+from .source import INCLUDE_DIR, TransformError, transform
+
+__all__ = ["INCLUDE_DIR", "TransformError", "transform"]

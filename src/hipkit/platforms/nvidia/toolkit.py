@@ -1,0 +1,194 @@
+"""Where CUDA's parts are: nvcc, NVRTC and CUPTI, looked up once for every face
+of the NVIDIA platform (programs, hiprtc in programs, program tracing).
+
+A part is looked for, in order, in the CUDA toolkits the environment names
+(``CUDA_HOME``, ``CUDA_PATH``: :mod:`hipkit.config`), in NVIDIA's pip wheels of
+one CUDA release in this Python (``nvidia/cu13``: ``nvidia-cuda-nvcc``,
+``nvidia-cuda-nvrtc``, ``nvidia-cuda-cupti``...), and in ``/usr/local/cuda``;
+nvcc is first looked for on PATH, NVRTC where cuda-pathfinder (which the
+platform's cuda-bindings use) finds it.  Each ``find_*`` says where it looked
+when it finds nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ... import config
+from ..base.toolchain import which
+
+__all__ = [
+    "DEFAULT_HOME",
+    "Cupti",
+    "CuptiUnavailable",
+    "Nvrtc",
+    "cuda_homes",
+    "find_cupti",
+    "find_nvcc",
+    "find_nvrtc",
+    "wheel_roots",
+]
+
+# Where a CUDA toolkit is installed when nothing says otherwise.
+DEFAULT_HOME = Path("/usr/local/cuda")
+
+
+def cuda_homes() -> list[Path]:
+    """The CUDA toolkits the environment names: $CUDA_HOME, then $CUDA_PATH."""
+    named = (config.get("CUDA_HOME"), config.get("CUDA_PATH"))
+    return [Path(home) for home in dict.fromkeys(named) if home]
+
+
+def wheel_roots() -> list[Path]:
+    """NVIDIA's CUDA wheels in this Python, one folder per CUDA release
+    (``nvidia/cu13``, holding ``bin/``, ``include/`` and ``lib/``)."""
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return []
+    locations = spec.submodule_search_locations if spec else None
+    return sorted(
+        {p for loc in locations or () for p in Path(loc).glob("cu[0-9]*") if p.is_dir()},
+        key=lambda p: p.name,
+    )
+
+
+def find_nvcc() -> str | None:
+    """nvcc on PATH, else in CUDA_HOME, CUDA_PATH, /usr/local/cuda, or NVIDIA's
+    pip wheels in this Python."""
+    homes = [*cuda_homes(), DEFAULT_HOME, *wheel_roots()]
+    return which("nvcc", *(str(home / "bin") for home in homes))
+
+
+@dataclass(frozen=True)
+class Nvrtc:
+    """Where NVRTC is: its header and its shared library."""
+
+    header: Path  # nvrtc.h
+    library: Path  # libnvrtc.so or libnvrtc.so.13
+
+    @property
+    def link_flags(self) -> list[str]:
+        """nvcc's flags that link it, for the programs that call it only."""
+        name = self.library.name
+        lib = "-lnvrtc" if name == "libnvrtc.so" else f"-l:{name}"
+        directory = str(self.library.parent)
+        as_needed = f"--push-state,--as-needed,{lib},--pop-state"
+        return [f"-L{directory}", "-Xlinker", as_needed, "-Xlinker", f"-rpath,{directory}"]
+
+
+def _nvrtc_in(root: Path) -> Nvrtc | None:
+    """NVRTC in a CUDA toolkit or wheel folder (include/ and lib64/ or lib/)."""
+    header = root / "include" / "nvrtc.h"
+    if not header.is_file():
+        return None
+    for lib in ("lib64", "lib"):
+        found = sorted((root / lib).glob("libnvrtc.so*"), key=lambda p: len(p.name))
+        if found:
+            return Nvrtc(header, found[0])
+    return None
+
+
+@functools.cache
+def find_nvrtc() -> Nvrtc | None:
+    """NVRTC where cuda-pathfinder finds its header (the nvidia-cuda-nvrtc wheel,
+    conda, CUDA_HOME); else in CUDA_HOME, CUDA_PATH, nvcc's toolkit,
+    /usr/local/cuda; None if nowhere."""
+    roots: list[Path] = []
+    try:
+        from cuda import pathfinder
+
+        header_dir = pathfinder.find_nvidia_header_directory("nvrtc")
+        if header_dir:
+            roots.append(Path(header_dir).parent)
+    except Exception:  # noqa: BLE001 - cuda-pathfinder absent or failing: the folders below
+        pass
+    nvcc = find_nvcc()
+    roots += cuda_homes()
+    if nvcc:
+        roots.append(Path(os.path.realpath(nvcc)).parent.parent)
+    roots.append(DEFAULT_HOME)
+    for root in roots:
+        found = _nvrtc_in(root)
+        if found:
+            return found
+    return None
+
+
+class CuptiUnavailable(RuntimeError):
+    """CUPTI is not installed where hipkit looks (the message says where it looked)."""
+
+
+@dataclass(frozen=True)
+class Cupti:
+    """A CUPTI installation: its headers, its library, and CUDA's headers."""
+
+    include: Path  # holds cupti.h
+    library: Path  # libcupti.so or libcupti.so.N
+    cuda_include: Path  # holds cuda.h, which CUPTI's headers include
+
+
+def _version_key(path: Path) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", path.name)]
+
+
+def _library_in(folder: Path) -> Path | None:
+    """libcupti.so, else the newest libcupti.so.N, in ``folder``."""
+    if (folder / "libcupti.so").is_file():
+        return folder / "libcupti.so"
+    versioned = sorted(folder.glob("libcupti.so.*"), key=_version_key)
+    return versioned[-1] if versioned else None
+
+
+def _toolkit_places(home: Path) -> list[tuple[Path, Path]]:
+    """Where a CUDA toolkit keeps CUPTI: (include, lib) folders."""
+    targets = home / "targets" / "x86_64-linux"
+    return [
+        (home / "extras" / "CUPTI" / "include", home / "extras" / "CUPTI" / "lib64"),
+        (home / "include", home / "lib64"),
+        (targets / "include", targets / "lib"),
+    ]
+
+
+def find_cupti(homes: Sequence[Path] | None = None, wheels: bool = True) -> Cupti:
+    """CUPTI in the CUDA toolkits ``homes`` (default: :func:`cuda_homes`), else
+    in NVIDIA's wheels in this Python (``wheels``: the CUPTI that hipkit's Python
+    profiler loads too, so that a process holds one), else in /usr/local/cuda
+    (when ``homes`` is not given).
+
+    Raises
+    ------
+    CuptiUnavailable
+        Where nothing was found, with the places looked at.
+    """
+    toolkits = cuda_homes() if homes is None else list(homes)
+    last = [DEFAULT_HOME] if homes is None else []
+    roots = wheel_roots() if wheels else []
+    places = [place for home in toolkits for place in _toolkit_places(home)]
+    places += [(root / "include", root / "lib") for root in roots]
+    places += [place for home in last for place in _toolkit_places(home)]
+    for include, lib in places:
+        library = _library_in(lib)
+        if not (include / "cupti.h").is_file() or library is None:
+            continue
+        # CUDA's headers, which CUPTI's include: beside CUPTI's, else a toolkit's, else a wheel's.
+        headers = [include, *(inc for inc, _ in places if inc != include)]
+        cuda_include = next((d for d in headers if (d / "cuda.h").is_file()), None)
+        if cuda_include is None:
+            raise CuptiUnavailable(
+                f"CUPTI is in {include.parent}, but CUDA's headers (cuda.h) are not in "
+                f"{', '.join(map(str, headers))}: install the CUDA toolkit, or set CUDA_HOME"
+            )
+        return Cupti(include, library, cuda_include)
+    looked = ", ".join(str(home) for home in [*toolkits, *last]) or "no CUDA toolkit"
+    wheel = ", ".join(str(r) for r in roots) if roots else "no nvidia-cuda-cupti wheel in this Python"
+    raise CuptiUnavailable(
+        f"CUPTI not found (looked in {looked}; {wheel}): install the CUDA toolkit's CUPTI and set "
+        "CUDA_HOME, or pip install nvidia-cuda-cupti"
+    )

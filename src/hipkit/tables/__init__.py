@@ -1,0 +1,27 @@
+"""hipkit's generated tables, each beside the script that makes it (DESIGN.md, seam 4).
+
+- ``names.tsv``: CUDA's names and their HIP and ROC names, with each name's
+  support status (read by :mod:`.names`); and ``arguments.tsv``: hipify-clang's
+  argument rewrites.  Made from a HIPIFY checkout by :mod:`.make_hipify_tables`
+  (``python -m hipkit.tables.make_hipify_tables PATH_TO_HIPIFY``).
+- ``nvidia_program/hipkit_nvidia_program/*.h``: HIP's host API as CUDA's for
+  programs built by ``hipkit cc --platform nvidia`` (names, error numbers, the
+  module API, hiprtc), on that platform's include path
+  (:data:`NVIDIA_PROGRAM_INCLUDE_DIR`).  Made from ``names.tsv``, hipkit's error
+  table and the NVIDIA platform's by :mod:`.make_nvidia_headers`
+  (``python -m hipkit.tables.make_nvidia_headers``).
+
+No table is edited by hand: each has a test that runs its script and compares
+(``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``).  The scripts are
+tools (they import what they read the facts from); the rest of hipkit imports
+only :mod:`.names` and the paths here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TABLES_DIR = Path(__file__).parent
+NAMES_TSV = TABLES_DIR / "names.tsv"
+ARGUMENTS_TSV = TABLES_DIR / "arguments.tsv"
+NVIDIA_PROGRAM_INCLUDE_DIR = TABLES_DIR / "nvidia_program"
