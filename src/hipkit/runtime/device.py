@@ -11,6 +11,7 @@ Example
 from __future__ import annotations
 
 import os
+import re
 import threading
 from functools import cached_property
 
@@ -116,33 +117,45 @@ class Device:
         return f"<hipkit.Device {self.index} ({self.platform.name}): {self.name}>"
 
 
-def _lists_device_0(value: str | None) -> bool:
-    """Whether the device list ``value`` (None: unset) leaves device 0 visible:
-    the list ends at its first entry that names no device, so "" and "-1" hide
-    every device, "1,0" too where 1 does not exist; the CPU has no UUID.  The
-    rule of programs built by hipkit cc (hipkit_cpu/program_visible.h)."""
+_ENTRY = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
+
+
+def visible_indices(value: str | None, count: int) -> list[int]:
+    """The native indices of the devices that the device list ``value``
+    (HIP_VISIBLE_DEVICES; None: unset) shows of ``count``, in its order.
+
+    As CUDA and ROCm read a list, it ends at its first entry that names no
+    device (not a decimal index below ``count``, or one listed before): ""
+    and "-1" hide every device, "1,0" swaps two, "0,7,1" with two devices is
+    device 0 alone.  The rule of programs built by hipkit cc
+    (hipkit_cpu/program_visible.h).
+
+    >>> visible_indices("1,0", 2), visible_indices("", 2), visible_indices(None, 2)
+    ([1, 0], [], [0, 1])
+    """
     if value is None:
-        return True
-    first = value.lstrip(" \t")
-    digits = len(first) - len(first.lstrip("0123456789"))
-    if digits == 0 or first[:digits].strip("0"):
-        return False
-    rest = first[digits:].lstrip(" \t")
-    return rest == "" or rest.startswith(",")
+        return list(range(count))
+    shown: list[int] = []
+    for entry in value.split(","):
+        match = _ENTRY.fullmatch(entry)
+        index = int(match.group(1)) if match else count
+        if index >= count or index in shown:
+            break
+        shown.append(index)
+    return shown
 
 
 def _visible(platform: Platform) -> list[int]:
     """Native indices of the platform's devices that the *_VISIBLE_DEVICES
-    variables leave.  The CPU, one device, is there unless HIP_VISIBLE_DEVICES
-    lists another device first (read raw: the registry takes a blank value for
-    unset, and an empty list hides it); the vendors' variables leave it alone.
-    On AMD GPUs, ROCm's HIP runtime has applied them already; on NVIDIA, the
-    driver applies CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES picks among the
-    GPUs it leaves."""
+    variables leave, in hipkit's order.  The CPU's devices are chosen by
+    HIP_VISIBLE_DEVICES with :func:`visible_indices` (read raw: the registry
+    takes a blank value for unset, and an empty list hides them); the vendors'
+    variables leave them alone.  On AMD GPUs, ROCm's HIP runtime has applied
+    them already; on NVIDIA, the driver applies CUDA_VISIBLE_DEVICES and
+    HIP_VISIBLE_DEVICES picks among the GPUs it leaves."""
     count = platform.device_count()
     if platform.name == "cpu":
-        shown = _lists_device_0(os.environ.get("HIP_VISIBLE_DEVICES"))
-        return list(range(count)) if shown else []
+        return visible_indices(os.environ.get("HIP_VISIBLE_DEVICES"), count)
     chosen = config.get("HIP_VISIBLE_DEVICES")
     if platform.name == "amd" or not chosen:
         return list(range(count))
