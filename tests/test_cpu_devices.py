@@ -352,6 +352,54 @@ def test_peer_copies_order_with_the_streams(rng):
     )
 
 
+def test_a_host_thread_per_device(rng):
+    """Three host threads, each driving its own device (its stream, its kernels),
+    gather their results on device 0 by peer copies after an event wait: what
+    NumPy computes, whatever the interleaving."""
+    run(
+        """
+        import threading
+        n, rounds = 1 << 16, 20
+        devices = hipkit.devices("cpu")
+        x = rng.standard_normal((3, n), np.float32)
+        gathered = hipkit.zeros((3, n), np.float32, device=devices[0])
+        kernels = [hipkit.compile(SOURCE, device=d).get_function("axpy") for d in devices]
+        errors = []
+
+        def drive(i):
+            try:
+                device = devices[i]
+                with device:
+                    stream = hipkit.Stream()
+                    dx = hipkit.to_device(x[i], device=device)
+                    dy = hipkit.zeros(n, np.float32, device=device)
+                    for _ in range(rounds):
+                        kernels[i][n // 256, 256, 0, stream](np.float32(i + 1), dx, dy, n)
+                    done = stream.record()
+                with devices[0]:
+                    into = hipkit.Stream(non_blocking=True)
+                    into.wait(done)
+                    hip.hipMemcpyPeerAsync(gathered.ptr + 4 * n * i, 0, dy, i, 4 * n, into)
+                    into.synchronize()
+            except Exception as error:  # reported by the main thread
+                errors.append(error)
+
+        threads = [threading.Thread(target=drive, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        expected = np.zeros((3, n), np.float32)
+        for _ in range(rounds):
+            expected += np.arange(1, 4, dtype=np.float32)[:, None] * x
+        np.testing.assert_allclose(gathered.get(), expected, rtol=1e-5, atol=1e-5)
+        """,
+        rng,
+        devices=3,
+    )
+
+
 def test_another_devices_memory_in_a_kernel(rng):
     """The CPU devices share one address space: a kernel reaches another
     device's memory given as a pointer, peer access or not (undefined in HIP,
