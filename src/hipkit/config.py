@@ -139,7 +139,7 @@ VARIABLES: dict[str, Variable] = {
             "HIPKIT_CPU_WARP_SIZE",
             _int_in(32, 64),
             64,
-            "Warp size of the CPU device: 64 (as AMD Instinct) or 32.",
+            "Warp size of the CPU devices: 64 (as AMD Instinct) or 32.",
         ),
         Variable(
             "HIPKIT_CPU_THREADS",
