@@ -5,7 +5,8 @@
 // maps onto libhipkit_cpu's hkrt_* functions, the runtime the Python API uses,
 // and returns HIP's error codes.  As in HIP, a call that fails also becomes
 // the calling thread's last error (hipGetLastError); errors raised inside a
-// kernel are sticky: every later call returns them until hipDeviceReset().
+// kernel are sticky: every later call on that device returns them until its
+// hipDeviceReset().
 //
 // The CPU is HIPKIT_CPU_DEVICES devices (one by default), which the program
 // numbers as HIP_VISIBLE_DEVICES says (program_visible.h); each thread has a
