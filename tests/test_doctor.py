@@ -565,6 +565,51 @@ def test_cpu_only_machine(tmp_path):
     assert exit_code(checks) == 0
 
 
+HIDDEN = "the visibility variables hide all {} devices (hipErrorNoDevice)"
+
+
+@pytest.mark.parametrize(
+    "env, status, summary",
+    [
+        ({}, "ok", "no visibility variable set"),
+        ({"HIP_VISIBLE_DEVICES": "0"}, "ok", "1 of 1 devices visible"),
+        ({"HIP_VISIBLE_DEVICES": ""}, "fail", HIDDEN.format(1)),
+        ({"HIP_VISIBLE_DEVICES": "1"}, "fail", HIDDEN.format(1)),
+        ({"HIP_VISIBLE_DEVICES": "-1"}, "fail", HIDDEN.format(1)),
+        ({"HIP_VISIBLE_DEVICES": "GPU-8a6f"}, "fail", HIDDEN.format(1)),
+        ({"HIPKIT_CPU_DEVICES": "3", "HIP_VISIBLE_DEVICES": "2,0"}, "ok", "2 of 3 devices visible"),
+        ({"HIPKIT_CPU_DEVICES": "2", "HIP_VISIBLE_DEVICES": "2"}, "fail", HIDDEN.format(2)),
+        ({"CUDA_VISIBLE_DEVICES": "", "ROCR_VISIBLE_DEVICES": "-1"}, "ok", "no visibility variable set"),
+    ],
+)
+def test_the_cpus_devices_are_visible_or_hidden(tmp_path, env, status, summary):
+    """On a machine with no GPU, HIP_VISIBLE_DEVICES may still hide every device (the
+    CPU's): the seed's hipErrorNoDevice row, with the fix; the vendors' variables leave
+    the CPU alone."""
+    checks = run_checks(fake_system(tmp_path, env=env))
+    check = next(c for c in checks if c.platform == "CPU" and c.name == "visible devices")
+    assert (check.status, check.summary) == (status, summary)
+    if status == "fail":
+        assert check.fix.startswith("unset them (unset HIP_VISIBLE_DEVICES) or list indices from 0")
+        assert exit_code(checks) == 2
+
+
+@pytest.mark.parametrize(
+    "value, status, summary",
+    [
+        (None, "ok", "1 device (HIPKIT_CPU_DEVICES)"),
+        ("4", "ok", "4 devices (HIPKIT_CPU_DEVICES)"),
+        ("16", "ok", "HIPKIT_CPU_DEVICES=16 devices on 8 cores: each has one worker"),
+        ("0", "fail", "HIPKIT_CPU_DEVICES='0': expected an integer from 1 to 64"),
+        ("two", "fail", "HIPKIT_CPU_DEVICES='two': expected an integer from 1 to 64"),
+    ],
+)
+def test_the_cpus_device_count(tmp_path, value, status, summary):
+    env = {} if value is None else {"HIPKIT_CPU_DEVICES": value}
+    check = by_name(run_checks(fake_system(tmp_path, env=env)), "devices")
+    assert (check.status, check.summary) == (status, summary)
+
+
 def test_compiler(tmp_path):
     check = by_name(run_checks(fake_system(tmp_path, env={"HIPKIT_CXX": "clang++"})), "C++ compiler")
     assert (

@@ -230,6 +230,7 @@ def test_a_launch_asks_for_a_read_once_enough_records_wait(cpu, module, runtime)
         for _ in range(8):
             answers.append(
                 runtime.hkrt_launch_packed(
+                    0,
                     empty.info.handle,
                     (ctypes.c_uint32 * 3)(1, 1, 1),
                     (ctypes.c_uint32 * 3)(1, 1, 1),
@@ -242,9 +243,8 @@ def test_a_launch_asks_for_a_read_once_enough_records_wait(cpu, module, runtime)
             cpu.synchronize()
         waiting = runtime.hk_activity_waiting()
         records = read(runtime)
-        after_read = runtime.hkrt_launch_packed(
-            empty.info.handle, (ctypes.c_uint32 * 3)(1, 1, 1), (ctypes.c_uint32 * 3)(1, 1, 1), 0, None, b"", 0
-        )
+        one = (ctypes.c_uint32 * 3)(1, 1, 1)
+        after_read = runtime.hkrt_launch_packed(0, empty.info.handle, one, one, 0, None, b"", 0)
     finally:
         runtime.hk_activity_notify(0)
     # 4 records wait at the fifth launch, or at the fourth if its own kernel ran before it returned

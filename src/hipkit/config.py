@@ -74,11 +74,19 @@ def _name(value: str) -> str:
     return value
 
 
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise ValueError("expected a positive integer")
-    return number
+def _int_between(low: int, high: int | None) -> Callable[[str], int]:
+    expected = f"an integer from {low} to {high}" if high is not None else "a positive integer"
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"expected {expected}") from None
+        if number < low or (high is not None and number > high):
+            raise ValueError(f"expected {expected}")
+        return number
+
+    return parse
 
 
 def _flag(value: str) -> bool:
@@ -157,13 +165,20 @@ VARIABLES: dict[str, Variable] = {
             "HIPKIT_CPU_WARP_SIZE",
             _int_in(32, 64),
             64,
-            "Warp size of the CPU device: 64 (as AMD Instinct) or 32.",
+            "Warp size of the CPU devices: 64 (as AMD Instinct) or 32.",
         ),
         Variable(
             "HIPKIT_CPU_THREADS",
-            _positive_int,
+            _int_between(1, None),
             0,
-            "Worker threads of the CPU device; default: one per core.",
+            "Worker threads of the CPU devices together; default: one per core.",
+        ),
+        Variable(
+            "HIPKIT_CPU_DEVICES",
+            _int_between(1, 64),
+            1,
+            "How many devices the CPU platform has (1 to 64): the worker threads are divided "
+            "among them, each getting at least one, and so is the host's memory.",
         ),
         Variable(
             "HIPKIT_CPU_EXEC",

@@ -93,11 +93,16 @@ def hipStreamQuery(stream=None) -> hipError_t:  # noqa: N802
 
 @hip_api
 def hipStreamWaitEvent(stream, event, flags: int = 0) -> None:  # noqa: N802
-    """hipStreamWaitEvent: later work on ``stream`` waits until ``event`` completes."""
+    """hipStreamWaitEvent: later work on ``stream`` waits until ``event`` completes;
+    the event may be another device's (of the same platform), as in HIP."""
     if flags != 0:
         raise HipError(hipError_t.hipErrorInvalidValue, "hipStreamWaitEvent: flags must be 0")
     waited = resolve_event(event)
-    device, handle = resolve_stream(stream, waited.device)
+    device, handle = resolve_stream(stream)
+    if device.platform is not waited.device.platform:
+        raise HipError(
+            hipError_t.hipErrorInvalidHandle, f"the event is on {waited.device!r}, the stream on {device!r}"
+        )
     device.platform.stream_wait_event(device._native, handle, waited.handle)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import HipError
-from ..platforms.base.platform import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE
+from ..platforms.base.platform import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, kDLCPU
 from . import _dlpack
 from .device import Device, get_device
 from .stream import stream_handle
@@ -251,7 +251,7 @@ class DeviceArray:
         }
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return self.device.platform.dlpack_device_type, self.device._native
+        return _dlpack_device(self.device)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export as a DLPack capsule (zero-copy)."""
@@ -350,6 +350,13 @@ def zeros_like(array, dtype=None) -> DeviceArray:
     return out
 
 
+def _dlpack_device(device: Device) -> tuple[int, int]:
+    """The device as DLPack names it: the platform's type and index, but index 0
+    for CPU memory, as DLPack has it (every CPU device's memory is the host's)."""
+    kind = device.platform.dlpack_device_type
+    return kind, 0 if kind == kDLCPU else device._native
+
+
 class _Pinned:
     """Owns page-locked host memory (hipHostMalloc), freed with the last array viewing it."""
 
@@ -395,13 +402,13 @@ def from_dlpack(obj, device: Device | None = None) -> DeviceArray:
     example a NumPy array on the CPU platform)."""
     device = device or get_device()
     imported = _dlpack.import_(obj)
-    want = device.platform.dlpack_device_type
+    want, want_id = _dlpack_device(device)
     if imported.device_type != want:
         raise BufferError(
             f"DLPack tensor is on device type {imported.device_type}, "
             f"not {device.platform.name} memory (type {want})"
         )
-    if imported.device_id != device._native:
+    if imported.device_id != want_id:
         raise BufferError(f"DLPack tensor is on device {imported.device_id}, not on {device!r}")
     return DeviceArray(
         imported.shape,

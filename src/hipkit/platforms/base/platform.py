@@ -11,6 +11,7 @@ stream.  Every method raises :class:`hipkit.HipError` on failure.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -31,6 +32,34 @@ PARAM_POINTER, PARAM_SIGNED, PARAM_UNSIGNED, PARAM_FLOAT, PARAM_OTHER = range(5)
 
 # DLPack's DLDeviceType: where a platform's memory lives (Platform.dlpack_device_type).
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCMHost, kDLCUDAManaged = 1, 2, 3, 10, 11, 13
+
+
+_VISIBLE_ENTRY = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
+
+
+def visible_indices(value: str | None, count: int) -> list[int]:
+    """The native indices of the devices that the device list ``value``
+    (HIP_VISIBLE_DEVICES; None: unset) shows of ``count``, in its order.
+
+    As CUDA and ROCm read a list, it ends at its first entry that names no
+    device (not a decimal index below ``count``, or one listed before): ""
+    and "-1" hide every device, "1,0" swaps two, "0,7,1" with two devices is
+    device 0 alone.  The rule of programs built by hipkit cc for the CPU
+    (hipkit_cpu/program_visible.h).
+
+    >>> visible_indices("1,0", 2), visible_indices("", 2), visible_indices(None, 2)
+    ([1, 0], [], [0, 1])
+    """
+    if value is None:
+        return list(range(count))
+    shown: list[int] = []
+    for entry in value.split(","):
+        match = _VISIBLE_ENTRY.fullmatch(entry)
+        index = int(match.group(1)) if match else count
+        if index >= count or index in shown:
+            break
+        shown.append(index)
+    return shown
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ Example
 -------
 >>> from hipkit.platforms.cpu import _lib
 >>> lib = _lib.load()
->>> lib.hkrt_init(0, 0)
+>>> lib.hkrt_init(0, 0, 0)
 0
 """
 
@@ -54,44 +54,52 @@ _out_handle = POINTER(c_void_p)
 # ctypes.byref() of their own Structure with the layout of hkrt_device_info /
 # hkrt_function_attributes.
 _SIGNATURES: dict[str, tuple[object, list[object]]] = {
-    "hkrt_init": (c_int, [c_uint32, c_uint32]),
-    "hkrt_get_device_info": (c_int, [c_void_p]),
+    "hkrt_init": (c_int, [c_uint32, c_uint32, c_uint32]),
+    "hkrt_device_count": (c_int, [POINTER(c_int)]),
+    "hkrt_get_device_info": (c_int, [c_int, c_void_p]),
     "hkrt_last_error_detail": (c_char_p, []),
-    "hkrt_sticky_error": (c_int, []),
-    "hkrt_malloc": (c_int, [_out_handle, c_size_t]),
+    "hkrt_sticky_error": (c_int, [c_int]),
+    "hkrt_malloc": (c_int, [c_int, _out_handle, c_size_t]),
     "hkrt_free": (c_int, [c_void_p]),
-    "hkrt_host_malloc": (c_int, [_out_handle, c_size_t]),
+    "hkrt_host_malloc": (c_int, [c_int, _out_handle, c_size_t]),
     "hkrt_host_free": (c_int, [c_void_p]),
-    "hkrt_pointer_kind": (c_int, [c_void_p]),
-    "hkrt_mem_get_info": (c_int, [POINTER(c_size_t), POINTER(c_size_t)]),
-    "hkrt_memcpy": (c_int, [c_void_p, c_void_p, c_size_t, c_int, c_void_p, c_int]),
-    "hkrt_memset": (c_int, [c_void_p, c_uint32, c_size_t, c_uint32, c_void_p, c_int]),
-    "hkrt_stream_create": (c_int, [_out_handle, ctypes.c_uint]),
+    "hkrt_pointer_info": (c_int, [c_void_p, POINTER(c_int), POINTER(c_int)]),
+    "hkrt_mem_get_info": (c_int, [c_int, POINTER(c_size_t), POINTER(c_size_t)]),
+    "hkrt_memcpy": (c_int, [c_int, c_void_p, c_void_p, c_size_t, c_int, c_void_p, c_int]),
+    "hkrt_memcpy_peer": (
+        c_int,
+        [c_void_p, c_int, c_void_p, c_int, c_size_t, c_int, c_void_p, c_int],
+    ),
+    "hkrt_memset": (c_int, [c_int, c_void_p, c_uint32, c_size_t, c_uint32, c_void_p, c_int]),
+    "hkrt_stream_create": (c_int, [c_int, _out_handle, ctypes.c_uint]),
     "hkrt_stream_destroy": (c_int, [c_void_p]),
-    "hkrt_stream_synchronize": (c_int, [c_void_p]),
-    "hkrt_stream_query": (c_int, [c_void_p]),
-    "hkrt_stream_wait_event": (c_int, [c_void_p, c_void_p, ctypes.c_uint]),
-    "hkrt_event_create": (c_int, [_out_handle, ctypes.c_uint]),
+    "hkrt_stream_synchronize": (c_int, [c_int, c_void_p]),
+    "hkrt_stream_query": (c_int, [c_int, c_void_p]),
+    "hkrt_stream_wait_event": (c_int, [c_int, c_void_p, c_void_p, ctypes.c_uint]),
+    "hkrt_event_create": (c_int, [c_int, _out_handle, ctypes.c_uint]),
     "hkrt_event_destroy": (c_int, [c_void_p]),
-    "hkrt_event_record": (c_int, [c_void_p, c_void_p]),
+    "hkrt_event_record": (c_int, [c_int, c_void_p, c_void_p]),
     "hkrt_event_synchronize": (c_int, [c_void_p]),
     "hkrt_event_query": (c_int, [c_void_p]),
     "hkrt_event_elapsed_time": (c_int, [POINTER(c_float), c_void_p, c_void_p]),
-    "hkrt_device_synchronize": (c_int, []),
-    "hkrt_device_reset": (c_int, []),
-    "hkrt_reset_generation": (c_uint64, []),
-    "hkrt_module_load": (c_int, [c_char_p, _out_handle]),
+    "hkrt_device_synchronize": (c_int, [c_int]),
+    "hkrt_device_reset": (c_int, [c_int]),
+    "hkrt_reset_generation": (c_uint64, [c_int]),
+    "hkrt_device_can_access_peer": (c_int, [POINTER(c_int), c_int, c_int]),
+    "hkrt_device_enable_peer_access": (c_int, [c_int, c_int, ctypes.c_uint]),
+    "hkrt_device_disable_peer_access": (c_int, [c_int, c_int]),
+    "hkrt_module_load": (c_int, [c_int, c_char_p, _out_handle]),
     "hkrt_module_unload": (c_int, [c_void_p]),
     "hkrt_module_get_function": (c_int, [c_void_p, c_char_p, _out_handle]),
     "hkrt_function_get_attributes": (c_int, [c_void_p, c_void_p]),
     "hkrt_module_get_global": (c_int, [c_void_p, c_char_p, _out_handle, POINTER(c_size_t)]),
     "hkrt_launch": (
         c_int,
-        [c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, POINTER(c_void_p)],
+        [c_int, c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, POINTER(c_void_p)],
     ),
     "hkrt_launch_packed": (
         c_int,
-        [c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
+        [c_int, c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
     ),
     # Whole programs (hipkit cc) call these from C++; declared for completeness.
     "hkrt_program_register": (c_int, [c_void_p]),
@@ -129,7 +137,12 @@ def compiler_version() -> str:
 
 
 # The headers of include/ that the runtime includes (the others are for kernels).
-_CONTRACT_HEADERS = ("hipkit_cpu/abi.h", "hipkit_cpu/runtime.h", "hipkit_cpu/runtime_module.h")
+_CONTRACT_HEADERS = (
+    "hipkit_cpu/abi.h",
+    "hipkit_cpu/runtime.h",
+    "hipkit_cpu/runtime_module.h",
+    "hipkit_cpu/program_visible.h",  # the trace writer names devices as programs number them
+)
 # The shared headers it includes: the trace file the CUPTI library writes too.
 _SHARED_HEADERS = ("hipkit_trace/native_trace.h",)
 

@@ -43,13 +43,38 @@ def _cores(system: System) -> Check:
     return Check("cores", "ok", f"{system.cores} usable", evidence)
 
 
+def _device_count(system: System) -> int | str:
+    """HIPKIT_CPU_DEVICES as the runtime reads it, or why it cannot."""
+    variable = config.VARIABLES["HIPKIT_CPU_DEVICES"]
+    raw = (system.env.get(variable.name) or "").strip()
+    try:
+        count: int = variable.parse(raw) if raw else variable.default
+    except ValueError as exc:
+        return f"{variable.name}={raw!r}: {exc}"
+    return count
+
+
+def _devices(system: System) -> Check:
+    count = _device_count(system)
+    if isinstance(count, str):
+        fix = "unset HIPKIT_CPU_DEVICES (one device) or set it to how many devices the cores are split into"
+        return Check("devices", "fail", count, [], fix)
+    if count > system.cores:
+        summary = f"HIPKIT_CPU_DEVICES={count} devices on {system.cores} cores: each has one worker"
+        return Check("devices", "ok", summary)
+    return Check("devices", "ok", f"{count} device{'s' * (count != 1)} (HIPKIT_CPU_DEVICES)")
+
+
 def checks(system: System) -> list[Check]:
-    """The CPU platform's checks: compiler, cache, cores."""
-    return [_compiler(system), _cache(system), _cores(system)]
+    """The CPU platform's checks: compiler, cache, cores, devices."""
+    return [_compiler(system), _cache(system), _cores(system), _devices(system)]
 
 
 def devices(system: System) -> tuple[int, list[tuple[str, str]]]:
-    """The platform's devices face: the CPU is one device, which HIP_VISIBLE_DEVICES,
-    HIP's own variable, may hide (the vendors' variables leave it alone)."""
+    """The platform's devices face: HIPKIT_CPU_DEVICES devices (one by default), which
+    HIP_VISIBLE_DEVICES, HIP's own variable, may hide (the vendors' variables leave them
+    alone)."""
+    count = _device_count(system)
     variable = "HIP_VISIBLE_DEVICES"
-    return 1, [(variable, system.env[variable])] if variable in system.env else []
+    filters = [(variable, system.env[variable])] if variable in system.env else []
+    return count if isinstance(count, int) else 1, filters

@@ -12,7 +12,7 @@ import os
 import platform as _platform
 import threading
 from collections.abc import Callable
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ from ..base.platform import (
     PlatformUnavailable,
     Target,
     kDLCPU,
+    visible_indices,
 )
 from . import _lib
 from .compiler import Binary, compile_source, module_file, private_copy
@@ -100,6 +101,8 @@ ACTIVITY_RECORD = np.dtype(
         ("bytes", np.uint64),
         ("status", np.uint32),  # HK_ACTIVITY_RAN, _NEVER_RAN, _REFUSED: base.LAUNCH_*
         ("error", np.int32),
+        ("src_device", np.int32),  # a copy's sides: the device whose memory each is, -1 the host's
+        ("dst_device", np.int32),
     ],
     align=True,
 )
@@ -141,23 +144,9 @@ def _cpu_flags() -> frozenset[str]:
 _Dim3 = ctypes.c_uint32 * 3
 
 
-def _lists_device_0(value: str | None) -> bool:
-    """Whether the device list ``value`` (None: unset) leaves device 0 visible:
-    the list ends at its first entry that names no device, so "" and "-1" hide
-    every device, "1,0" too where 1 does not exist; the CPU has no UUID.  The
-    rule of programs built by hipkit cc (hipkit_cpu/program_visible.h)."""
-    if value is None:
-        return True
-    first = value.lstrip(" \t")
-    digits = len(first) - len(first.lstrip("0123456789"))
-    if digits == 0 or first[:digits].strip("0"):
-        return False
-    rest = first[digits:].lstrip(" \t")
-    return rest == "" or rest.startswith(",")
-
-
 class CpuPlatform(Platform):
-    """The CPU as one HIP device (warp size 64, or HIPKIT_CPU_WARP_SIZE)."""
+    """The CPU as HIPKIT_CPU_DEVICES HIP devices (one by default) sharing the
+    cores and memory (warp size 64, or HIPKIT_CPU_WARP_SIZE)."""
 
     name = "cpu"
     dlpack_device_type = kDLCPU
@@ -167,12 +156,15 @@ class CpuPlatform(Platform):
             self._lib = _lib.load()
         except (OSError, RuntimeError) as exc:
             raise PlatformUnavailable(f"the CPU runtime could not be built: {exc}") from exc
-        self._call(self._lib.hkrt_init(config.get("HIPKIT_CPU_WARP_SIZE"), config.get("HIPKIT_CPU_THREADS")))
-        self._generation = self._lib.hkrt_reset_generation()
+        settings = ("HIPKIT_CPU_WARP_SIZE", "HIPKIT_CPU_THREADS", "HIPKIT_CPU_DEVICES")
+        warp_size, threads, self._count = (config.get(name) for name in settings)
+        self._call(self._lib.hkrt_init(warp_size, threads, self._count))
+        self._generations = [self._lib.hkrt_reset_generation(d) for d in range(self._count)]
+        self._infos: dict[int, _DeviceInfo] = {}
         # Reentrant: garbage collection may unload a module (a finalizer) in
         # the middle of load_module.
         self._modules_lock = threading.RLock()
-        self._loaded: dict[int, Path] = {}  # module handle -> the file loaded
+        self._loaded: dict[int, tuple[int, Path]] = {}  # module handle -> (its device, the file loaded)
         self._activity_dropped = 0  # records the runtime dropped, as last reported
         self._activity_names: dict[int, str] = {}  # a record's name pointer -> FunctionInfo.name
         self._launch_names: list[str] = []  # ActivityBatch.names: grows, never reordered
@@ -184,31 +176,31 @@ class CpuPlatform(Platform):
             detail = self._lib.hkrt_last_error_detail()
             raise HipError(code, detail.decode(errors="replace") if detail else "")
 
-    @staticmethod
-    def _check_device(device: int) -> None:
-        if device != 0:
-            raise HipError(101, f"the CPU platform has one device (0), not {device}")
+    def _check_device(self, device: int) -> None:
+        if not 0 <= device < self._count:
+            raise HipError(101, f"no CPU device {device}: HIPKIT_CPU_DEVICES makes {self._count}")
 
     # ------------------------------------------------------------------ devices
 
     def device_count(self) -> int:
-        return 1
+        return self._count
 
     def visible_devices(self) -> list[int]:
-        """The CPU, device 0, unless HIP_VISIBLE_DEVICES lists another device first
-        (read raw: the registry takes a blank value for unset, and an empty list
-        hides it); the vendors' variables leave it alone."""
-        return [0] if _lists_device_0(os.environ.get("HIP_VISIBLE_DEVICES")) else []
+        """The devices HIP_VISIBLE_DEVICES shows, by HIP's rule (read raw: the
+        registry takes a blank value for unset, and an empty list hides them);
+        the vendors' variables leave them alone."""
+        return visible_indices(os.environ.get("HIP_VISIBLE_DEVICES"), self._count)
 
-    @cached_property
-    def _info(self) -> _DeviceInfo:
-        info = _DeviceInfo()
-        self._call(self._lib.hkrt_get_device_info(ctypes.byref(info)))
-        return info
+    def _info(self, device: int) -> _DeviceInfo:
+        if device not in self._infos:
+            info = _DeviceInfo()
+            self._call(self._lib.hkrt_get_device_info(device, ctypes.byref(info)))
+            self._infos[device] = info
+        return self._infos[device]
 
     def properties(self, device: int) -> DeviceProperties:
         self._check_device(device)
-        i = self._info
+        i = self._info(device)
         return DeviceProperties(
             name=i.name.decode(errors="replace"),
             gcnArchName=i.arch.decode(),
@@ -241,74 +233,73 @@ class CpuPlatform(Platform):
 
     def target(self, device: int) -> Target:
         self._check_device(device)
-        return Target("cpu", _platform.machine(), self._info.warp_size)
+        return Target("cpu", _platform.machine(), self._info(device).warp_size)
 
     # ------------------------------------------------------------------ memory
 
     def malloc(self, device: int, nbytes: int) -> int:
-        self._check_device(device)
         ptr = ctypes.c_void_p()
-        self._call(self._lib.hkrt_malloc(ctypes.byref(ptr), nbytes))
+        self._call(self._lib.hkrt_malloc(device, ctypes.byref(ptr), nbytes))
         return ptr.value or 0
 
     def free(self, device: int, ptr: int) -> None:
         self._call(self._lib.hkrt_free(ptr))
 
     def host_malloc(self, nbytes: int) -> int:
+        # No device's (-1): no reset frees it, so a NumPy array viewing it never dangles.
         ptr = ctypes.c_void_p()
-        self._call(self._lib.hkrt_host_malloc(ctypes.byref(ptr), nbytes))
+        self._call(self._lib.hkrt_host_malloc(-1, ctypes.byref(ptr), nbytes))
         return ptr.value or 0
 
     def host_free(self, ptr: int) -> None:
         self._call(self._lib.hkrt_host_free(ptr))
 
     def mem_info(self, device: int) -> tuple[int, int]:
-        self._check_device(device)
         free, total = ctypes.c_size_t(), ctypes.c_size_t()
-        self._call(self._lib.hkrt_mem_get_info(ctypes.byref(free), ctypes.byref(total)))
+        self._call(self._lib.hkrt_mem_get_info(device, ctypes.byref(free), ctypes.byref(total)))
         return free.value, total.value
 
     def memcpy(self, device, dst, src, nbytes, kind, stream, asynchronous) -> None:
-        self._call(self._lib.hkrt_memcpy(dst, src, nbytes, kind, stream or None, int(asynchronous)))
+        self._call(self._lib.hkrt_memcpy(device, dst, src, nbytes, kind, stream or None, int(asynchronous)))
 
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
-        self._call(self._lib.hkrt_memset(dst, value, count, elem_size, stream or None, int(asynchronous)))
+        stream = stream or None
+        self._call(self._lib.hkrt_memset(device, dst, value, count, elem_size, stream, int(asynchronous)))
 
     # ------------------------------------------------------------------ streams, events
 
     def stream_create(self, device: int, non_blocking: bool) -> int:
-        self._check_device(device)
         handle = ctypes.c_void_p()
-        self._call(self._lib.hkrt_stream_create(ctypes.byref(handle), 1 if non_blocking else 0))
+        self._call(self._lib.hkrt_stream_create(device, ctypes.byref(handle), 1 if non_blocking else 0))
         return handle.value or 0
 
     def stream_destroy(self, device, stream) -> None:
         self._call(self._lib.hkrt_stream_destroy(stream))
 
     def stream_synchronize(self, device, stream) -> None:
-        self._call(self._lib.hkrt_stream_synchronize(stream or None))
+        self._call(self._lib.hkrt_stream_synchronize(device, stream or None))
 
     def stream_query(self, device, stream) -> bool:
-        code = self._lib.hkrt_stream_query(stream or None)
+        code = self._lib.hkrt_stream_query(device, stream or None)
         if code == 600:
             return False
         self._call(code)
         return True
 
     def stream_wait_event(self, device, stream, event) -> None:
-        self._call(self._lib.hkrt_stream_wait_event(stream or None, event, 0))
+        self._call(self._lib.hkrt_stream_wait_event(device, stream or None, event, 0))
 
     def event_create(self, device, timing, blocking) -> int:
         handle = ctypes.c_void_p()
         flags = (0 if timing else 0x2) | (0x1 if blocking else 0)
-        self._call(self._lib.hkrt_event_create(ctypes.byref(handle), flags))
+        self._call(self._lib.hkrt_event_create(device, ctypes.byref(handle), flags))
         return handle.value or 0
 
     def event_destroy(self, device, event) -> None:
         self._call(self._lib.hkrt_event_destroy(event))
 
     def event_record(self, device, event, stream) -> None:
-        self._call(self._lib.hkrt_event_record(event, stream or None))
+        self._call(self._lib.hkrt_event_record(device, event, stream or None))
 
     def event_synchronize(self, device, event) -> None:
         self._call(self._lib.hkrt_event_synchronize(event))
@@ -326,41 +317,40 @@ class CpuPlatform(Platform):
         return ms.value
 
     def synchronize(self, device: int) -> None:
-        self._check_device(device)
-        self._call(self._lib.hkrt_device_synchronize())
+        self._call(self._lib.hkrt_device_synchronize(device))
 
     def reset(self, device: int) -> None:
         self._check_device(device)
         try:
-            self._call(self._lib.hkrt_device_reset())
+            self._call(self._lib.hkrt_device_reset(device))
         finally:
-            self._generation = self._lib.hkrt_reset_generation()
+            self._generations[device] = self._lib.hkrt_reset_generation(device)
             with self._modules_lock:
-                self._loaded.clear()
+                for handle in [h for h, (d, _) in self._loaded.items() if d == device]:
+                    del self._loaded[handle]
 
     def reset_generation(self, device: int) -> int:
-        # Checked for every launch argument, so a plain attribute rather than a
-        # C call; every reset of this process's runtime goes through reset().
-        return self._generation
+        # Checked for every launch argument, so a plain list rather than a C
+        # call; every reset of this process's runtime goes through reset().
+        return self._generations[device]
 
     # ------------------------------------------------------------------ several devices
 
     def can_access_peer(self, device: int, peer: int) -> bool:
-        self._check_device(device)
-        self._check_device(peer)
-        return False  # one device: it has no peer
+        can = ctypes.c_int()
+        self._call(self._lib.hkrt_device_can_access_peer(ctypes.byref(can), device, peer))
+        return bool(can.value)
 
     def enable_peer_access(self, device: int, peer: int) -> None:
-        self._check_device(device)
-        self._check_device(peer)
-        raise HipError(1, "a device cannot be its own peer")
+        self._call(self._lib.hkrt_device_enable_peer_access(device, peer, 0))
 
-    disable_peer_access = enable_peer_access
+    def disable_peer_access(self, device: int, peer: int) -> None:
+        self._call(self._lib.hkrt_device_disable_peer_access(device, peer))
 
     def memcpy_peer(self, dst_device, dst, src_device, src, nbytes, stream, asynchronous) -> None:
-        self._check_device(dst_device)
-        self._check_device(src_device)
-        self.memcpy(0, dst, src, nbytes, 3, stream, asynchronous)
+        # A null stream is the destination's (base.Platform.memcpy_peer).
+        args = (dst, dst_device, src, src_device, nbytes, dst_device, stream or None, int(asynchronous))
+        self._call(self._lib.hkrt_memcpy_peer(*args))
 
     # ------------------------------------------------------------------ code
 
@@ -388,18 +378,17 @@ class CpuPlatform(Platform):
         return binary.path.read_bytes()
 
     def load_module(self, device: int, binary: Binary | bytes) -> int:
-        self._check_device(device)
         path = binary.path if isinstance(binary, Binary) else module_file(bytes(binary))
         handle = ctypes.c_void_p()
         with self._modules_lock:
-            if path in self._loaded.values():
+            if any(loaded == path for _, loaded in self._loaded.values()):
                 # dlopen of a loaded file returns the same instance; each
                 # loaded module needs its own __device__ globals (as in HIP).
                 with private_copy(path) as copy:
-                    self._call(self._lib.hkrt_module_load(str(copy).encode(), ctypes.byref(handle)))
+                    self._call(self._lib.hkrt_module_load(device, str(copy).encode(), ctypes.byref(handle)))
             else:
-                self._call(self._lib.hkrt_module_load(str(path).encode(), ctypes.byref(handle)))
-            self._loaded[handle.value or 0] = path
+                self._call(self._lib.hkrt_module_load(device, str(path).encode(), ctypes.byref(handle)))
+            self._loaded[handle.value or 0] = (device, path)
         return handle.value or 0
 
     def unload_module(self, device, module) -> None:
@@ -436,13 +425,13 @@ class CpuPlatform(Platform):
         return ptr.value or 0, size.value
 
     def set_max_dynamic_shared(self, device, function, nbytes) -> None:
-        limit = self._info.shared_mem_per_block - function.static_shared_bytes
+        limit = self._info(device).shared_mem_per_block - function.static_shared_bytes
         if not 0 <= nbytes <= limit:
             raise HipError(1, f"{function.name} can have at most {limit} bytes of dynamic shared memory")
 
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         code = self._lib.hkrt_launch_packed(
-            function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
+            device, function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
         )
         if code:
             if code == _READ_SOON and self._read_soon is not None:
@@ -488,7 +477,7 @@ class CpuPlatform(Platform):
         out = np.empty(len(records), LAUNCH_RECORD)
         for field in _LAUNCH_FIELDS:
             out[field] = records[field]
-        out["return_ns"], out["device"] = records["enqueue_ns"], 0  # the CPU platform's one device
+        out["return_ns"], out["device"] = records["enqueue_ns"], records["device"]
         out["stream"] = records["stream"].astype(np.int64)
         pointers, at = np.unique(records["name"], return_inverse=True)
         out["name"] = np.array([self._launch_name(p) for p in pointers.tolist()], np.int64)[at]

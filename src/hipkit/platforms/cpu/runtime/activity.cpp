@@ -80,11 +80,11 @@ void describe_kernel(hk_activity_record& r, const KernelLaunch& k) {
 
 }  // namespace
 
-void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session) {
+void activity_enqueued(Op* op, uint64_t stream, uint32_t session) {
   if (op->kind != OpKind::Kernel && op->kind != OpKind::Copy && op->kind != OpKind::Set) return;
   op->activity = session;
   op->thread_id = thread_id();
-  op->stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
+  op->stream = stream;
   op->correlation_id = correlation_id;
   op->enqueue_ns = now_ns();
   if (op->call_ns == 0) op->call_ns = op->enqueue_ns;
@@ -98,6 +98,7 @@ void activity_finished(const Op* op) {
   } else {
     r.status = HK_ACTIVITY_NEVER_RAN;  // dropped before it ran (a sticky error, a reset)
   }
+  r.device = op->device->index;
   r.thread_id = op->thread_id;
   r.stream = op->stream;
   r.correlation_id = op->correlation_id;
@@ -109,11 +110,14 @@ void activity_finished(const Op* op) {
     r.kind = record_kind(op);
     r.copy_kind = op->kind == OpKind::Copy ? op->copy_kind : 0;
     r.bytes = op->bytes;
+    r.src_device = op->src_device;
+    r.dst_device = op->dst_device;
   }
   push(r, op->activity);
 }
 
-void activity_refused(const KernelLaunch& k, hkrt_stream* stream, int64_t call_ns, int error) {
+void activity_refused(const KernelLaunch& k, int device, hkrt_stream* stream, int64_t call_ns,
+                      int error) {
   uint32_t session = activity_session.load(std::memory_order_relaxed);
   if (session == 0) return;
   hk_activity_record r = {};
@@ -121,6 +125,7 @@ void activity_refused(const KernelLaunch& k, hkrt_stream* stream, int64_t call_n
   if (r.name == nullptr) r.name = activity_intern(k.desc->name);  // refused before it was found
   r.status = HK_ACTIVITY_REFUSED;
   r.error = error;
+  r.device = device;
   r.thread_id = thread_id();
   r.stream = uint64_t(reinterpret_cast<uintptr_t>(stream));
   r.correlation_id = correlation_id;

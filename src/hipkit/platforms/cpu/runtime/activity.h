@@ -45,7 +45,7 @@ enum { HK_ACTIVITY_RAN = 0, HK_ACTIVITY_NEVER_RAN = 1, HK_ACTIVITY_REFUSED = 2 }
 typedef struct hk_activity_record {
   uint32_t kind;            // HK_ACTIVITY_*
   uint32_t copy_kind;       // a copy's hipMemcpyKind (HKRT_MEMCPY_*); 0 otherwise
-  int32_t device;           // 0: the CPU platform has one device
+  int32_t device;           // the device it ran on (its stream's; a refused launch's)
   int32_t thread_id;        // gettid() of the thread that enqueued it
   uint64_t stream;          // the stream handle as the API sees it; 0: the null stream
   uint64_t correlation_id;  // the enqueuing thread's hk_activity_set_correlation value
@@ -66,6 +66,10 @@ typedef struct hk_activity_record {
   uint64_t bytes;           // a copy's or memset's size, bytes
   uint32_t status;          // HK_ACTIVITY_*: it ran, it never ran, the launch was refused
   int32_t error;            // a refused launch's hipError_t; 0 otherwise
+  // A copy's or memset's sides: the device whose memory each is, -1 the host's
+  // (a memset's source is -1).
+  int32_t src_device;
+  int32_t dst_device;
 } hk_activity_record;
 
 // Turns stamping on, keeping at most `capacity` records unread, or off

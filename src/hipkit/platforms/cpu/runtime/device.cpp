@@ -1,11 +1,14 @@
-// The device: start-up and configuration, error reporting (per-thread detail
-// and the sticky error), device properties, device-wide synchronize and reset.
+// The devices: start-up and configuration (the host's cores and memory
+// divided among HIPKIT_CPU_DEVICES devices), error reporting (per-thread
+// detail and each device's sticky error), device properties, device-wide
+// synchronize and reset.
 #include <sched.h>
 #include <sys/utsname.h>
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -14,18 +17,12 @@
 namespace hk {
 
 Config config;
-std::atomic<bool> halt{false};
+Device* devices = nullptr;
 
 namespace {
 
 std::mutex init_mutex;
 std::atomic<bool> initialized{false};
-
-std::atomic<int> sticky_code{0};
-std::mutex sticky_mutex;  // guards sticky_detail
-std::string sticky_detail;
-
-std::atomic<uint64_t> generation{0};
 
 thread_local std::string last_detail;
 
@@ -110,24 +107,35 @@ int fail(int code, const char* format, ...) {
   return code;
 }
 
-int sticky_check() {
-  int code = sticky_code.load(std::memory_order_acquire);
+int sticky_check(Device* device) {
+  int code = device->sticky_code.load(std::memory_order_acquire);
   if (code == HKRT_SUCCESS) return HKRT_SUCCESS;
-  std::lock_guard<std::mutex> lock(sticky_mutex);
-  return fail(code, "%s", sticky_detail.c_str());
+  std::lock_guard<std::mutex> lock(device->sticky_mutex);
+  return fail(code, "%s", device->sticky_detail.c_str());
 }
 
-void sticky_set(int code, const char* detail) {
-  std::lock_guard<std::mutex> lock(sticky_mutex);
-  if (sticky_code.load(std::memory_order_relaxed) != HKRT_SUCCESS) return;
-  sticky_detail = detail;
-  sticky_code.store(code, std::memory_order_release);
-  halt.store(true);
+void sticky_set(Device* device, int code, const char* detail) {
+  std::lock_guard<std::mutex> lock(device->sticky_mutex);
+  if (device->sticky_code.load(std::memory_order_relaxed) != HKRT_SUCCESS) return;
+  device->sticky_detail = detail;
+  device->sticky_code.store(code, std::memory_order_release);
+  device->halt.store(true);
 }
 
 int ensure_init() {
   if (initialized.load(std::memory_order_acquire)) return HKRT_SUCCESS;
-  return hkrt_init(0, 0);
+  return hkrt_init(0, 0, 0);
+}
+
+int device_get(int index, Device** out) {
+  if (int error = ensure_init()) return error;
+  if (index == -1)  // a program's current device when none is visible
+    return fail(HKRT_ERROR_NO_DEVICE, "no CPU device is visible (HIP_VISIBLE_DEVICES)");
+  if (index < 0 || uint32_t(index) >= config.num_devices)
+    return fail(HKRT_ERROR_INVALID_DEVICE, "no CPU device %d: there %s %u (HIPKIT_CPU_DEVICES)",
+                index, config.num_devices == 1 ? "is" : "are", config.num_devices);
+  *out = &devices[index];
+  return HKRT_SUCCESS;
 }
 
 }  // namespace hk
@@ -136,21 +144,24 @@ using namespace hk;
 
 extern "C" {
 
-int hkrt_init(uint32_t warp_size, uint32_t num_threads) {
+int hkrt_init(uint32_t warp_size, uint32_t num_threads, uint32_t num_devices) {
   if (warp_size != 0 && warp_size != 32 && warp_size != 64)
     return fail(HKRT_ERROR_INVALID_VALUE, "warp size must be 32 or 64, not %u", warp_size);
   std::lock_guard<std::mutex> lock(init_mutex);
   if (initialized.load(std::memory_order_relaxed)) {
     if ((warp_size != 0 && warp_size != config.warp_size) ||
-        (num_threads != 0 && num_threads != config.num_workers))
+        (num_threads != 0 && num_threads != config.num_threads) ||
+        (num_devices != 0 && num_devices != config.num_devices))
       return fail(HKRT_ERROR_INVALID_VALUE,
-                  "the CPU runtime already runs with warp size %u and %u threads",
-                  config.warp_size, config.num_workers);
+                  "the CPU runtime already runs with warp size %u, %u threads and %u device(s)",
+                  config.warp_size, config.num_threads, config.num_devices);
     return HKRT_SUCCESS;
   }
   constexpr uint32_t kMaxThreads = 4096;
   if (num_threads > kMaxThreads)
     return fail(HKRT_ERROR_INVALID_VALUE, "at most %u worker threads", kMaxThreads);
+  if (num_devices > kMaxDevices)
+    return fail(HKRT_ERROR_INVALID_VALUE, "at most %u CPU devices", kMaxDevices);
   if (warp_size == 0) {
     if (int error = env_uint("HIPKIT_CPU_WARP_SIZE", 64, &warp_size)) return error;
     if (warp_size == 0) warp_size = 64;
@@ -162,35 +173,67 @@ int hkrt_init(uint32_t warp_size, uint32_t num_threads) {
     if (int error = env_uint("HIPKIT_CPU_THREADS", kMaxThreads, &num_threads)) return error;
     if (num_threads == 0) num_threads = core_count();
   }
+  if (num_devices == 0) {
+    if (int error = env_uint("HIPKIT_CPU_DEVICES", kMaxDevices, &num_devices)) return error;
+    if (num_devices == 0) num_devices = 1;
+  }
   const char* blocking = getenv("HIP_LAUNCH_BLOCKING");
   config.warp_size = warp_size;
-  config.num_workers = num_threads;
+  config.num_threads = num_threads;
+  config.num_devices = num_devices;
+  config.num_workers = 0;
   config.launch_blocking = blocking != nullptr && (strcmp(blocking, "1") == 0 ||
                                                    strcasecmp(blocking, "true") == 0 ||
                                                    strcasecmp(blocking, "yes") == 0 ||
                                                    strcasecmp(blocking, "on") == 0);
+  // The threads are dealt out as evenly as they go, the first devices taking
+  // the remainder; a device never has none, so more devices than threads
+  // oversubscribe the cores rather than fail.
+  devices = new Device[num_devices];
+  for (uint32_t d = 0; d < num_devices; ++d) {
+    Device& device = devices[d];
+    device.index = int(d);
+    device.num_workers = std::max(1u, num_threads / num_devices + (d < num_threads % num_devices));
+    device.first_worker = config.num_workers;
+    device.total_bytes = mem_total_bytes() / num_devices;
+    config.num_workers += device.num_workers;
+    streams_init(&device);
+  }
   install_signal_handlers();
-  if (int error = start_workers()) return error;
+  for (uint32_t d = 0; d < num_devices; ++d)
+    if (int error = start_workers(&devices[d])) return error;
   initialized.store(true, std::memory_order_release);
   return HKRT_SUCCESS;
 }
 
-int hkrt_get_device_info(hkrt_device_info* out) {
+int hkrt_device_count(int* count) {
   if (int error = ensure_init()) return error;
+  if (count == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "device count: NULL output");
+  *count = int(config.num_devices);
+  return HKRT_SUCCESS;
+}
+
+int hkrt_get_device_info(int index, hkrt_device_info* out) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "device info: NULL output");
   memset(out, 0, sizeof(*out));
   std::string name = proc_field("/proc/cpuinfo", "model name");
-  snprintf(out->name, sizeof(out->name), "%s", name.empty() ? "CPU" : name.c_str());
+  if (name.empty()) name = "CPU";
+  if (config.num_devices > 1)
+    name += " (CPU device " + std::to_string(index) + " of " + std::to_string(config.num_devices) +
+            ")";
+  snprintf(out->name, sizeof(out->name), "%s", name.c_str());
   utsname uts;
   snprintf(out->arch, sizeof(out->arch), "%.63s", uname(&uts) == 0 ? uts.machine : "unknown");
-  out->total_global_mem = mem_total_bytes();
+  out->total_global_mem = device->total_bytes;
   out->warp_size = config.warp_size;
   out->max_threads_per_block = 1024;
   out->max_threads_dim[0] = out->max_threads_dim[1] = out->max_threads_dim[2] = 1024;
   out->max_grid_size[0] = 2147483647u;
   out->max_grid_size[1] = out->max_grid_size[2] = 65535;
   out->shared_mem_per_block = 65536;
-  out->multiprocessor_count = config.num_workers;
+  out->multiprocessor_count = device->num_workers;
   std::string mhz = proc_field("/proc/cpuinfo", "cpu MHz");
   out->clock_rate_khz = mhz.empty() ? 0 : uint32_t(strtod(mhz.c_str(), nullptr) * 1000.0);
   out->l2_cache_size = l2_cache_bytes();
@@ -201,34 +244,47 @@ int hkrt_get_device_info(hkrt_device_info* out) {
 
 const char* hkrt_last_error_detail(void) { return last_detail.c_str(); }
 
-int hkrt_sticky_error(void) { return sticky_code.load(std::memory_order_acquire); }
-
-int hkrt_device_synchronize(void) {
-  if (int error = ensure_init()) return error;
-  drain_all();
-  return sticky_check();
+int hkrt_sticky_error(int index) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  return device->sticky_code.load(std::memory_order_acquire);
 }
 
-int hkrt_device_reset(void) {
-  if (int error = ensure_init()) return error;
-  static std::mutex reset_mutex;
-  std::lock_guard<std::mutex> lock(reset_mutex);
+int hkrt_device_synchronize(int index) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  drain_all(device);
+  return sticky_check(device);
+}
+
+int hkrt_device_reset(int index) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  std::lock_guard<std::mutex> lock(device->reset_mutex);
   // Queued work is dropped, running kernels stop after their current block.
-  halt.store(true);
-  drain_all();
-  unload_all_modules();
-  destroy_streams_and_events();
-  free_all_allocations();
+  device->halt.store(true);
+  drain_all(device);
+  // Kernels of the other devices may use this one's memory (peer access, or
+  // a pointer passed without it): they finish before it is freed.
+  drain_every_device();
+  unload_all_modules(device);
+  destroy_streams_and_events(device);
+  free_all_allocations(device);
+  peers_forget(device);
   {
-    std::lock_guard<std::mutex> sticky_lock(sticky_mutex);
-    sticky_code.store(HKRT_SUCCESS);
-    sticky_detail.clear();
+    std::lock_guard<std::mutex> sticky_lock(device->sticky_mutex);
+    device->sticky_code.store(HKRT_SUCCESS);
+    device->sticky_detail.clear();
   }
-  generation.fetch_add(1);
-  halt.store(false);
+  device->generation.fetch_add(1);
+  device->halt.store(false);
   return HKRT_SUCCESS;
 }
 
-uint64_t hkrt_reset_generation(void) { return generation.load(); }
+uint64_t hkrt_reset_generation(int index) {
+  Device* device = nullptr;
+  if (device_get(index, &device) != HKRT_SUCCESS) return 0;
+  return device->generation.load();
+}
 
 }  // extern "C"

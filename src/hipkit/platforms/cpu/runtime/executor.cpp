@@ -1,5 +1,6 @@
-// The grid executor: a pool of worker threads that claim the units of ready
-// jobs (blocks of a kernel, pieces of a large copy) a chunk at a time.
+// The grid executor: each device's pool of worker threads, which claim the
+// units of the device's ready jobs (blocks of a kernel, pieces of a large
+// copy) a chunk at a time.
 //
 // Per block, a worker sets blockIdx and the scratch arena and calls the
 // block function: no system call, no allocation, no setjmp.  Faults and traps
@@ -28,14 +29,17 @@ __thread hk_block_context* __hk_block;
 
 namespace hk {
 
-namespace {
+// One device's workers and the jobs they run.
+struct Pool {
+  std::vector<Op*> active_jobs;              // ready, unfinished jobs (scheduler lock)
+  std::atomic<uint32_t> active_count{0};     // active_jobs.size(), read without the lock
+  std::atomic<uint32_t> job_generation{0};   // bumped on publish; workers sleep on it
+  std::atomic<uint32_t> sleeping_workers{0};
+  std::atomic<uint32_t> spinning_workers{0};
+  uint32_t max_spinning_workers = 1;
+};
 
-std::vector<Op*> active_jobs;              // ready, unfinished jobs (scheduler lock)
-std::atomic<uint32_t> active_count{0};     // active_jobs.size(), read without the lock
-std::atomic<uint32_t> job_generation{0};   // bumped on publish; workers sleep on it
-std::atomic<uint32_t> sleeping_workers{0};
-std::atomic<uint32_t> spinning_workers{0};
-uint32_t max_spinning_workers = 1;
+namespace {
 
 // This thread's Worker, null on host threads.
 __thread Worker* this_worker __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -48,7 +52,7 @@ constexpr size_t kWorkerStackBytes = 8 << 20;
 // the end so that the last workers finish together (guided scheduling).
 uint64_t chunk_for(const Op* op, uint64_t remaining) {
   if (op->kind != OpKind::Kernel) return 1;
-  uint64_t chunk = remaining / (2 * uint64_t(config.num_workers));
+  uint64_t chunk = remaining / (2 * uint64_t(op->device->num_workers));
   return chunk < 1 ? 1 : chunk > 64 ? 64 : chunk;
 }
 
@@ -102,7 +106,8 @@ void run_blocks(Worker* w, const KernelLaunch& k, uint64_t begin, uint64_t end) 
   hk_block_context* const block = &w->block;
   unsigned char* const scratch_begin = w->scratch[0].begin;
   unsigned char* const scratch_end = w->scratch[0].end;
-  for (uint64_t i = begin; i < end && !halted(); ++i) {
+  const Device* const device = w->device;
+  for (uint64_t i = begin; i < end && !device->halted(); ++i) {
     *block_idx = index;
     block->scratch_cur = scratch_begin;
     block->scratch_end = scratch_end;
@@ -120,7 +125,7 @@ void run_blocks(Worker* w, const KernelLaunch& k, uint64_t begin, uint64_t end) 
 
 void claim_and_run(Worker* w, Op* op) {
   for (;;) {
-    if (halted()) return abort_remaining(op);
+    if (w->device->halted()) return abort_remaining(op);
     uint64_t begin = op->next.load(std::memory_order_relaxed), end;
     do {
       if (begin >= op->total) return;
@@ -158,7 +163,7 @@ void run_job(Worker* w, ExecContext* exec, Op* op) {
     // A fault or trap ended the block being run: the error is sticky, the
     // interrupted chunk counts as finished and claim_and_run drops the rest.
     fibers_abandon();
-    sticky_set(exec->code, exec->detail);
+    sticky_set(w->device, exec->code, exec->detail);
     uint64_t interrupted = w->range_end - w->range_begin;
     w->range_end = w->range_begin;
     finish_units(op, interrupted);
@@ -169,12 +174,12 @@ void run_job(Worker* w, ExecContext* exec, Op* op) {
 
 // A job with unclaimed units (a reference taken), or null; `backlog` is set
 // to the unclaimed units of all jobs.
-Op* take_job(uint64_t* backlog) {
+Op* take_job(Pool* pool, uint64_t* backlog) {
   *backlog = 0;
-  if (active_count.load(std::memory_order_seq_cst) == 0) return nullptr;
+  if (pool->active_count.load(std::memory_order_seq_cst) == 0) return nullptr;
   auto lock = scheduler_lock();
   Op* job = nullptr;
-  for (Op* op : active_jobs) {
+  for (Op* op : pool->active_jobs) {
     uint64_t next = op->next.load(std::memory_order_relaxed);
     if (next >= op->total) continue;
     *backlog += op->total - next;
@@ -186,27 +191,29 @@ Op* take_job(uint64_t* backlog) {
   return job;
 }
 
-void wake_sleepers(uint64_t wanted) {
-  uint32_t sleeping = sleeping_workers.load(std::memory_order_seq_cst);
+void wake_sleepers(Pool* pool, uint64_t wanted) {
+  uint32_t sleeping = pool->sleeping_workers.load(std::memory_order_seq_cst);
   if (sleeping != 0 && wanted != 0)
-    futex_wake(&job_generation, int(std::min<uint64_t>(wanted, sleeping)));
+    futex_wake(&pool->job_generation, int(std::min<uint64_t>(wanted, sleeping)));
 }
 
-// Waits for job_generation to move on from `seen`.
-void idle(uint32_t seen) {
-  auto published = [seen] { return job_generation.load(std::memory_order_seq_cst) != seen; };
-  uint32_t spinners = spinning_workers.load(std::memory_order_relaxed);
-  while (spinners < max_spinning_workers) {
-    if (spinning_workers.compare_exchange_weak(spinners, spinners + 1)) {
+// Waits for the pool's job_generation to move on from `seen`.
+void idle(Pool* pool, uint32_t seen) {
+  auto published = [pool, seen] {
+    return pool->job_generation.load(std::memory_order_seq_cst) != seen;
+  };
+  uint32_t spinners = pool->spinning_workers.load(std::memory_order_relaxed);
+  while (spinners < pool->max_spinning_workers) {
+    if (pool->spinning_workers.compare_exchange_weak(spinners, spinners + 1)) {
       bool woken = spin_until(published, kWorkerSpinNs);
-      spinning_workers.fetch_sub(1, std::memory_order_seq_cst);
+      pool->spinning_workers.fetch_sub(1, std::memory_order_seq_cst);
       if (woken) return;
       break;
     }
   }
-  sleeping_workers.fetch_add(1, std::memory_order_seq_cst);
-  futex_wait(&job_generation, seen);
-  sleeping_workers.fetch_sub(1, std::memory_order_relaxed);
+  pool->sleeping_workers.fetch_add(1, std::memory_order_seq_cst);
+  futex_wait(&pool->job_generation, seen);
+  pool->sleeping_workers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void* worker_main(void* arg) {
@@ -223,29 +230,33 @@ void* worker_main(void* arg) {
   w->block_idx = &blockIdx;
   ExecContext exec;
   exec.worker = w;
+  Pool* const pool = w->device->pool;
   for (;;) {
-    uint32_t seen = job_generation.load(std::memory_order_seq_cst);
+    uint32_t seen = pool->job_generation.load(std::memory_order_seq_cst);
     uint64_t backlog = 0;
-    if (Op* op = take_job(&backlog)) {
-      wake_sleepers(backlog - 1);
+    if (Op* op = take_job(pool, &backlog)) {
+      wake_sleepers(pool, backlog - 1);
       run_job(w, &exec, op);
       op_unref(op);
       continue;
     }
-    idle(seen);
+    idle(pool, seen);
   }
   return nullptr;
 }
 
 }  // namespace
 
-int start_workers() {
-  max_spinning_workers = std::max(1u, config.num_workers / 8);
-  for (uint32_t i = 0; i < config.num_workers; ++i) {
+int start_workers(Device* device) {
+  device->pool = new Pool;
+  device->pool->max_spinning_workers = std::max(1u, device->num_workers / 8);
+  for (uint32_t i = 0; i < device->num_workers; ++i) {
+    const uint32_t number = device->first_worker + i;
     auto* w = new Worker;
+    w->device = device;
     auto* chunk = static_cast<unsigned char*>(malloc(kFirstScratchChunk));
     if (chunk == nullptr || posix_memalign(&w->dynamic_shared, 64, Worker::kSharedBytes) != 0)
-      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate worker %u's buffers", i);
+      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate worker %u's buffers", number);
     w->scratch.push_back({chunk, chunk + kFirstScratchChunk});
     w->fibers = fiber_pool_create();
     pthread_attr_t attr;
@@ -256,33 +267,46 @@ int start_workers() {
     int error = pthread_create(&thread, &attr, worker_main, w);
     pthread_attr_destroy(&attr);
     if (error != 0)
-      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot start worker thread %u of %u: %s", i,
+      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot start worker thread %u of %u: %s", number,
                   config.num_workers, strerror(error));
+    // hipkit-cpuW with one device; hipkit-cpuD.W (its device, its number there) with more.
     char name[16];
-    snprintf(name, sizeof(name), "hipkit-cpu%hu", static_cast<unsigned short>(i));
+    if (config.num_devices == 1)
+      snprintf(name, sizeof(name), "hipkit-cpu%hu", static_cast<unsigned short>(i));
+    else
+      snprintf(name, sizeof(name), "hipkit-cpu%hhu.%hu", static_cast<unsigned char>(device->index),
+               static_cast<unsigned short>(i));
     pthread_setname_np(thread, name);
   }
   return HKRT_SUCCESS;
 }
 
-void publish_job_locked(Op* op) {
-  active_jobs.push_back(op);
-  active_count.fetch_add(1, std::memory_order_seq_cst);
+uint64_t publish_job_locked(Op* op) {
+  Pool* pool = op->device->pool;
+  pool->active_jobs.push_back(op);
+  pool->active_count.fetch_add(1, std::memory_order_seq_cst);
+  return uint64_t(1) << op->device->index;
 }
 
-void wake_workers() {
-  job_generation.fetch_add(1, std::memory_order_seq_cst);
-  // A worker that published a job (completing the op before it) looks for
-  // jobs next, and wakes others if there is work for more than itself.
-  if (this_worker != nullptr) return;
-  if (spinning_workers.load(std::memory_order_seq_cst) == 0) wake_sleepers(1);
+void wake_workers(uint64_t mask) {
+  for (uint32_t d = 0; mask != 0; ++d, mask >>= 1) {
+    if ((mask & 1) == 0) continue;
+    Pool* pool = devices[d].pool;
+    pool->job_generation.fetch_add(1, std::memory_order_seq_cst);
+    // A worker of the device that published a job (completing the op before
+    // it) looks for jobs next, and wakes others if there is work for more
+    // than itself.
+    if (this_worker != nullptr && this_worker->device == &devices[d]) continue;
+    if (pool->spinning_workers.load(std::memory_order_seq_cst) == 0) wake_sleepers(pool, 1);
+  }
 }
 
 void retire_job_locked(Op* op) {
-  for (size_t i = 0; i < active_jobs.size(); ++i) {
-    if (active_jobs[i] == op) {
-      active_jobs.erase(active_jobs.begin() + long(i));
-      active_count.fetch_sub(1, std::memory_order_relaxed);
+  Pool* pool = op->device->pool;
+  for (size_t i = 0; i < pool->active_jobs.size(); ++i) {
+    if (pool->active_jobs[i] == op) {
+      pool->active_jobs.erase(pool->active_jobs.begin() + long(i));
+      pool->active_count.fetch_sub(1, std::memory_order_relaxed);
       return;
     }
   }
@@ -314,7 +338,7 @@ void run_small(Op* op) {
       ExecContext ctx;
       describe(&ctx, op);
       if (int code = run_guarded(ctx, [op] { copy_or_set(op, 0, op->bytes); }))
-        sticky_set(code, ctx.detail);
+        sticky_set(op->device, code, ctx.detail);
       break;
     }
     default:

@@ -1,8 +1,9 @@
 // Declarations shared by the runtime's source files (not installed, not ABI).
 //
-// The pieces: device.cpp (init, configuration, errors, reset), memory.cpp
-// (allocations, copies), stream.cpp (operations, their ordering, streams,
-// events), executor.cpp (worker threads running kernels and large copies),
+// The pieces: device.cpp (init, configuration, errors, reset), peer.cpp
+// (peer access between the devices), memory.cpp (allocations, copies),
+// stream.cpp (operations, their ordering, streams, events), executor.cpp
+// (each device's worker threads running kernels and large copies),
 // launch.cpp (function registry, launch validation), module.cpp (kernel
 // modules), fiber.cpp (GPU threads as user-space contexts), signals.cpp
 // (faults and traps in kernel code), activity.cpp (timestamps of the work
@@ -25,6 +26,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "activity.h"
@@ -35,30 +38,71 @@
 
 namespace hk {
 
-// ---- device.cpp: configuration, errors -----------------------------------
+// ---- device.cpp: configuration, devices, errors ------------------------------
+
+// HIPKIT_CPU_DEVICES at most: peer access is a 64-bit mask per device.
+constexpr uint32_t kMaxDevices = 64;
 
 struct Config {
   uint32_t warp_size;
-  uint32_t num_workers;
+  uint32_t num_threads;  // as asked for (HIPKIT_CPU_THREADS or the cores)
+  uint32_t num_workers;  // every device's together: num_threads, or one per device if more
+  uint32_t num_devices;
   bool launch_blocking;  // HIP_LAUNCH_BLOCKING
 };
 extern Config config;  // valid once ensure_init() succeeded
 
-// Starts the runtime on first use (hkrt_init(0, 0)); returns its error.
+struct Pool;    // executor.cpp: a device's workers and the jobs they run
+struct Stream;  // stream.cpp
+struct Event;
+struct Module;  // module.cpp
+
+// One CPU device: its share of the host's worker threads and memory, and its
+// own streams, events, modules, sticky error and reset.  The devices share one
+// address space, and one scheduler lock orders the work of all of them, so that
+// an op may depend on another device's (events, peer copies).
+struct Device {
+  int index = 0;
+  uint32_t num_workers = 0;
+  uint32_t first_worker = 0;  // its workers' numbers in thread names
+  uint64_t total_bytes = 0;   // its share of the host's memory (hipMemGetInfo's total)
+  std::atomic<uint64_t> allocated_bytes{0};
+  // Set while queued work of this device must be dropped instead of run: a
+  // sticky error is set, or its reset is draining the queues.  Running kernels
+  // test it before every block, so it is one flag.
+  std::atomic<bool> halt{false};
+  std::atomic<int> sticky_code{0};
+  std::mutex sticky_mutex;  // guards sticky_detail
+  std::string sticky_detail;
+  std::atomic<uint64_t> generation{0};  // bumped by every reset
+  std::mutex reset_mutex;
+  std::atomic<uint64_t> peers{0};  // bit p: peer access to device p enabled (peer.cpp)
+  Pool* pool = nullptr;
+  // Under the scheduler lock (stream.cpp): the null stream, the streams and
+  // events made on this device.
+  Stream* null_stream = nullptr;
+  std::unordered_set<Stream*> streams;
+  std::unordered_set<Event*> events;
+
+  bool halted() const { return halt.load(std::memory_order_relaxed); }
+};
+
+// config.num_devices devices, valid once ensure_init() succeeded.
+extern Device* devices;
+
+// Starts the runtime on first use (hkrt_init(0, 0, 0)); returns its error.
 int ensure_init();
+// Starts the runtime and checks a device index: *out is the device, or the
+// error (hipErrorInvalidDevice) is returned through fail().
+int device_get(int index, Device** out);
 
 // Records `code` and a printf-style detail as this host thread's last error
 // (hkrt_last_error_detail) and returns `code`.
 int fail(int code, const char* format, ...) __attribute__((format(printf, 2, 3)));
-// The sticky error, reported through fail(), or hipSuccess.
-int sticky_check();
-// Sets the sticky error unless one is set already (the first one wins).
-void sticky_set(int code, const char* detail);
-// Set while queued work must be dropped instead of run: a sticky error is
-// set, or hkrt_device_reset() is draining the queues.  Running kernels test
-// it before every block, so it is one flag.
-extern std::atomic<bool> halt;
-inline bool halted() { return halt.load(std::memory_order_relaxed); }
+// The device's sticky error, reported through fail(), or hipSuccess.
+int sticky_check(Device* device);
+// Sets the device's sticky error unless one is set already (the first one wins).
+void sticky_set(Device* device, int code, const char* detail);
 
 // CLOCK_MONOTONIC in nanoseconds (vDSO: no system call).
 inline int64_t now_ns() {
@@ -118,8 +162,6 @@ template <class F> bool spin_until(F ready, int64_t budget_ns) {
 
 // ---- stream.cpp: operations and their ordering ----------------------------
 
-struct Module;  // module.cpp
-
 enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker };
 
 struct KernelLaunch {
@@ -142,6 +184,7 @@ struct Op {
   std::atomic<int> refs{1};
   std::atomic<bool> done{false};
   OpKind kind;
+  Device* device = nullptr;      // its stream's: whose workers run it (set by enqueue)
   bool is_job = false;
   int pending = 0;               // unfinished dependencies (under the scheduler lock)
   std::vector<Op*> dependents;   // ops waiting for this one (under the scheduler lock)
@@ -160,6 +203,8 @@ struct Op {
   size_t bytes = 0;
   uint32_t value = 0, elem_size = 1;
   uint32_t copy_kind = 0;  // hipMemcpyKind, for activity records
+  // For activity records: the device whose memory each side is (-1: the host's).
+  int16_t src_device = -1, dst_device = -1;
   // An asynchronous copy from pageable host memory copies from here: the
   // source was staged when the copy was queued, so the caller may reuse it.
   std::unique_ptr<unsigned char[]> staging;
@@ -182,11 +227,19 @@ void op_unref(Op* op);
 // thread that made them ready.
 using ReadyList = std::vector<Op*>;
 
+// The stream `handle` names, with the null stream of `device` for NULL
+// (streams of any device are accepted: the caller checks whose it needs);
+// hipErrorInvalidHandle through fail() for a handle that is no live stream.
+int stream_get(Device* device, hkrt_stream* handle, Stream** out);
+// The device a stream belongs to.
+Device* stream_device(const Stream* stream);
+// Makes the device's null stream (hkrt_init).
+void streams_init(Device* device);
 // Enqueues `op` (taking over its initial reference) on `stream`, after the
 // op `extra_dep` too if not null.  If `wait` is true, returns an extra
 // reference to the op for waiting on it.  Runs the op inline if it is ready
-// and small.  `stream` must be valid (checked by the caller).
-Op* enqueue(hkrt_stream* stream, Op* op, Op* extra_dep, bool wait);
+// and small.
+Op* enqueue(Stream* stream, Op* op, Op* extra_dep, bool wait);
 // Marks `op` done, releases the ops waiting for it and drops the execution
 // reference; newly ready small ops are appended to `ready`.
 void complete(Op* op, ReadyList& ready);
@@ -206,26 +259,32 @@ template <class F> void wait_until(F done) {
     wait_for_completion(epoch);
   }
 }
-// Checks a stream handle (NULL is valid): hipSuccess or hipErrorInvalidHandle.
-int stream_check(hkrt_stream* stream);
-// Waits for all work enqueued so far.
-void drain_all();
-// hkrt_device_reset's part: destroys streams and events (the queues are empty).
-void destroy_streams_and_events();
+// Waits for the work enqueued so far on the device's streams.
+void drain_all(Device* device);
+// The same for every device.
+void drain_every_device();
+// Waits for what an op enqueued on the device's null stream now would wait
+// for: the null stream's work and that of its blocking streams.
+void wait_legacy(Device* device);
+// hkrt_device_reset's part: destroys the device's streams and events (its
+// queues are empty).
+void destroy_streams_and_events(Device* device);
 
 // ---- activity.cpp: timestamps of the work run (activity.h) ---------------
 
 // The session stamping ops now, 0 when activity is off.
 extern std::atomic<uint32_t> activity_session;
-// Stamps `op` (a kernel, copy or memset) as enqueued now on `stream` by this
-// thread; called when activity_session is not 0.
-void activity_enqueued(Op* op, hkrt_stream* stream, uint32_t session);
+// Stamps `op` (a kernel, copy or memset) as enqueued now on the stream whose
+// handle is `stream` (0: a null stream) by this thread; called when
+// activity_session is not 0.
+void activity_enqueued(Op* op, uint64_t stream, uint32_t session);
 // Pushes the record of `op`, which finished now (called for ops whose
 // `activity` is set, before they count as done).
 void activity_finished(const Op* op);
-// Pushes the record of a launch refused with `error` before it was enqueued,
-// made by this thread with a call that entered the runtime at `call_ns`.
-void activity_refused(const KernelLaunch& k, hkrt_stream* stream, int64_t call_ns, int error);
+// Pushes the record of a launch on `device` refused with `error` before it was
+// enqueued, made by this thread with a call that entered the runtime at `call_ns`.
+void activity_refused(const KernelLaunch& k, int device, hkrt_stream* stream, int64_t call_ns,
+                      int error);
 // Whether a launch should answer HK_ACTIVITY_READ_SOON now (hk_activity_notify).
 bool activity_read_soon();
 // A copy of `name` that lives until the process exits (one per distinct name).
@@ -233,14 +292,15 @@ const char* activity_intern(const char* name);
 
 // ---- executor.cpp: workers ----------------------------------------------------
 
-// Starts config.num_workers worker threads (hkrt_init).
-int start_workers();
-// Adds a ready job to the workers' list (called under the scheduler lock).
-void publish_job_locked(Op* op);
-// Wakes a worker for jobs published under the lock, unless one is spinning
-// (called after unlocking).
-void wake_workers();
-// Removes a completed job from the list (under the scheduler lock).
+// Starts the device's worker threads (hkrt_init).
+int start_workers(Device* device);
+// Adds a ready job to its device's list (called under the scheduler lock);
+// returns the bit of that device in the mask wake_workers takes.
+uint64_t publish_job_locked(Op* op);
+// Wakes a worker of each device in `mask` (bit d: device d) for jobs
+// published under the lock, unless one is spinning (called after unlocking).
+void wake_workers(uint64_t mask);
+// Removes a completed job from its device's list (under the scheduler lock).
 void retire_job_locked(Op* op);
 // Runs a small op (copy, set, record, marker) on this thread, catching faults.
 void run_small(Op* op);
@@ -250,7 +310,7 @@ void copy_or_set(Op* op, size_t offset, size_t bytes);
 constexpr size_t kCopyPiece = 256 << 10;
 constexpr size_t kCopyParallelMin = 1 << 20;
 
-// The scheduler lock: streams, events, dependencies, the job list.
+// The scheduler lock: streams, events, dependencies, the job lists.
 Lock scheduler_lock();
 
 // ---- signals.cpp / executor.cpp: running kernel code ------------------------
@@ -275,6 +335,7 @@ struct Worker {
   std::vector<Chunk> scratch;
   size_t scratch_chunk = 0;
   FiberPool* fibers = nullptr;
+  Device* device = nullptr;  // whose jobs it runs
   // This thread's built-in variables (TLS addresses taken once).
   hk_index3* thread_idx = nullptr;
   hk_index3* block_idx = nullptr;
@@ -330,9 +391,14 @@ bool fiber_pool_is_guard(const FiberPool* pool, const void* address);
 
 // ---- memory.cpp --------------------------------------------------------------
 
-uint64_t mem_total_bytes();
-// hkrt_device_reset's part: frees every allocation.
-void free_all_allocations();
+uint64_t mem_total_bytes();  // the host's
+// hkrt_device_reset's part: frees every allocation the device owns.
+void free_all_allocations(Device* device);
+
+// ---- peer.cpp --------------------------------------------------------------------
+
+// hkrt_device_reset's part: ends peer access from and to the device.
+void peers_forget(Device* device);
 
 // ---- module.cpp / launch.cpp --------------------------------------------------
 
@@ -344,8 +410,10 @@ void module_launch_started(Module* module);
 void module_launch_done(Module* module);
 // The loaded module that owns `desc`, or null (under the registry lock).
 Module* module_owning_locked(const hk_kernel_desc* desc);
-// hkrt_device_reset's part: unloads every module.
-void unload_all_modules();
+// The device a module is loaded on.
+Device* module_device(const Module* module);
+// hkrt_device_reset's part: unloads every module loaded on the device.
+void unload_all_modules(Device* device);
 // Runs `desc` in query mode on first use and records its attributes.
 int function_register(const hk_kernel_desc* desc);
 // Drops what the registry knows of `desc` (its module is being unloaded;

@@ -113,12 +113,19 @@ int validate(const hk_kernel_desc* desc, const FunctionInfo& info, const hk_inde
 
 // Checks the launch `k` describes and enqueues it (`*enqueued` then true):
 // exactly one of `packed` (with `packed_bytes`) and `args` gives the arguments.
-int enqueue_launch(KernelLaunch& k, hkrt_stream* stream, const void* packed,
+int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const void* packed,
                    size_t packed_bytes, void** args, int64_t call_ns, bool* enqueued) {
   const hk_kernel_desc* function = k.desc;
   const uint32_t dynamic_shared = k.dynamic_shared_bytes;
-  if (int error = stream_check(stream)) return error;
-  if (int error = sticky_check()) return error;
+  Stream* stream = nullptr;
+  if (int error = stream_get(device, handle, &stream)) return error;
+  // As on a GPU, a kernel runs on the device it is launched on, in one of
+  // that device's streams.
+  if (stream_device(stream) != device)
+    return fail(HKRT_ERROR_INVALID_HANDLE,
+                "launch of %s on CPU device %d in a stream of device %d", function->name,
+                device->index, stream_device(stream)->index);
+  if (int error = sticky_check(device)) return error;
   {
     auto lock = registry_lock();
     auto it = functions.find(function);
@@ -131,6 +138,10 @@ int enqueue_launch(KernelLaunch& k, hkrt_stream* stream, const void* packed,
         return fail(HKRT_ERROR_INVALID_HANDLE, "%s was unloaded", function->name);
     }
     const FunctionInfo& info = it->second;
+    if (info.module != nullptr && module_device(info.module) != device)
+      return fail(HKRT_ERROR_INVALID_HANDLE,
+                  "launch of %s on CPU device %d: its module is loaded on device %d",
+                  function->name, device->index, module_device(info.module)->index);
     if (int error = validate(function, info, k.grid, k.block, dynamic_shared)) return error;
     const uint32_t n = function->num_params;
     if (args == nullptr && packed_bytes != info.packed_bytes && packed_bytes != info.padded_bytes)
@@ -162,15 +173,15 @@ int enqueue_launch(KernelLaunch& k, hkrt_stream* stream, const void* packed,
   Op* waited = enqueue(stream, op, nullptr, config.launch_blocking);
   if (waited == nullptr) return HKRT_SUCCESS;
   wait_and_unref(waited);
-  return sticky_check();
+  return sticky_check(device);
 }
 
 // The common part of both launch forms.  With activity on, the call is
 // stamped as it enters, and a launch refused before it was enqueued pushes a
 // record of its own (activity.h).
-int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
-           uint32_t dynamic_shared, hkrt_stream* stream, const void* packed,
-           size_t packed_bytes, void** args) {
+int launch(int index, const hk_kernel_desc* function, const uint32_t grid[3],
+           const uint32_t block[3], uint32_t dynamic_shared, hkrt_stream* stream,
+           const void* packed, size_t packed_bytes, void** args) {
   const bool traced = activity_session.load(std::memory_order_relaxed) != 0;
   const int64_t call_ns = traced ? now_ns() : 0;
   if (int error = ensure_init()) return error;
@@ -183,8 +194,12 @@ int launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_
   k.block = {block[0], block[1], block[2]};
   k.dynamic_shared_bytes = dynamic_shared;
   bool enqueued = false;
-  int error = enqueue_launch(k, stream, packed, packed_bytes, args, call_ns, &enqueued);
-  if (traced && error != HKRT_SUCCESS && !enqueued) activity_refused(k, stream, call_ns, error);
+  Device* device = nullptr;
+  int error = device_get(index, &device);
+  if (error == HKRT_SUCCESS)
+    error = enqueue_launch(k, device, stream, packed, packed_bytes, args, call_ns, &enqueued);
+  if (traced && error != HKRT_SUCCESS && !enqueued)
+    activity_refused(k, index, stream, call_ns, error);
   if (traced && error == HKRT_SUCCESS && activity_read_soon()) return HK_ACTIVITY_READ_SOON;
   return error;
 }
@@ -235,20 +250,21 @@ int hkrt_function_get_attributes(const hk_kernel_desc* function, hkrt_function_a
   return HKRT_SUCCESS;
 }
 
-int hkrt_launch(const hk_kernel_desc* function, const uint32_t grid[3], const uint32_t block[3],
-                uint32_t dynamic_shared_bytes, hkrt_stream* stream, void** args) {
+int hkrt_launch(int device, const hk_kernel_desc* function, const uint32_t grid[3],
+                const uint32_t block[3], uint32_t dynamic_shared_bytes, hkrt_stream* stream,
+                void** args) {
   if (function != nullptr && function->num_params > 0 && args == nullptr)
     return fail(HKRT_ERROR_INVALID_VALUE, "%s: NULL argument array", function->name);
   static void* no_arguments[1];
-  return launch(function, grid, block, dynamic_shared_bytes, stream, nullptr, 0,
+  return launch(device, function, grid, block, dynamic_shared_bytes, stream, nullptr, 0,
                 args != nullptr ? args : no_arguments);
 }
 
-int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
+int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_t grid[3],
                        const uint32_t block[3], uint32_t dynamic_shared_bytes,
                        hkrt_stream* stream, const void* arg_buffer, size_t arg_bytes) {
-  return launch(function, grid, block, dynamic_shared_bytes, stream, arg_buffer, arg_bytes,
-                nullptr);
+  return launch(device, function, grid, block, dynamic_shared_bytes, stream, arg_buffer,
+                arg_bytes, nullptr);
 }
 
 }  // extern "C"

@@ -1,9 +1,11 @@
 // Device and pinned host memory (both plain host memory on the CPU), and the
 // copy and set operations on it.
 //
-// Allocations are tracked, so that a pointer can be classified, a bad free
-// rejected, and everything freed by a device reset.  Large allocations are
-// mapped directly: pages are only touched when used, and freeing returns them.
+// Allocations are tracked, with the device that owns them, so that a pointer
+// can be classified, a bad free rejected, a device's memory counted against
+// its share of the host's, and everything a device owns freed by its reset.
+// Large allocations are mapped directly: pages are only touched when used,
+// and freeing returns them.
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -24,7 +26,8 @@ constexpr size_t kMapMin = 1 << 20;
 struct Allocation {
   size_t size;      // as requested
   size_t reserved;  // as allocated (rounded up)
-  int kind;         // 1 device, 2 pinned host (hkrt_pointer_kind)
+  int kind;         // 1 device, 2 pinned host (hkrt_pointer_info)
+  Device* owner;    // freed by its reset; null: pinned memory of no device
   bool mapped;
 };
 
@@ -52,18 +55,39 @@ void release(uintptr_t address, const Allocation& allocation) {
     munmap(reinterpret_cast<void*>(address), allocation.reserved);
   else
     free(reinterpret_cast<void*>(address));
+  if (allocation.kind == 1) allocation.owner->allocated_bytes.fetch_sub(allocation.size);
 }
 
-int allocate(void** ptr, size_t size, int kind) {
-  if (int error = ensure_init()) return error;
+// The allocation `ptr` lies in, or null (under memory_mutex).
+const Allocation* find_locked(const void* ptr) {
+  auto it = allocations.upper_bound(uintptr_t(ptr));
+  if (it == allocations.begin()) return nullptr;
+  --it;
+  return uintptr_t(ptr) - it->first < it->second.size ? &it->second : nullptr;
+}
+
+// `owner` may be null for pinned memory only.
+int allocate(Device* owner, void** ptr, size_t size, int kind) {
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "malloc: NULL output pointer");
-  if (int error = sticky_check()) return error;
+  if (owner != nullptr)
+    if (int error = sticky_check(owner)) return error;
   *ptr = nullptr;
   if (size == 0) return HKRT_SUCCESS;
-  const uint64_t total = mem_total_bytes();
-  if (size > total)
-    return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes: the machine has %llu",
-                size, static_cast<unsigned long long>(total));
+  if (kind == 1) {
+    // The device's share, as a GPU's memory: counted when allocated, not when touched.
+    const uint64_t total = owner->total_bytes;
+    const uint64_t used = owner->allocated_bytes.fetch_add(size);
+    if (size > total || used > total - size) {
+      owner->allocated_bytes.fetch_sub(size);
+      return fail(HKRT_ERROR_OUT_OF_MEMORY,
+                  "cannot allocate %zu bytes on CPU device %d: it has %llu of its %llu bytes free",
+                  size, owner->index, static_cast<unsigned long long>(used > total ? 0 : total - used),
+                  static_cast<unsigned long long>(total));
+    }
+  } else if (size > mem_total_bytes()) {
+    return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes: the machine has %llu", size,
+                static_cast<unsigned long long>(mem_total_bytes()));
+  }
   size_t reserved = (size + kAlignment - 1) / kAlignment * kAlignment;
   bool mapped = reserved >= kMapMin;
   void* p = nullptr;
@@ -73,9 +97,12 @@ int allocate(void** ptr, size_t size, int kind) {
   } else {
     p = aligned_alloc(kAlignment, reserved);
   }
-  if (p == nullptr) return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
+  if (p == nullptr) {
+    if (kind == 1) owner->allocated_bytes.fetch_sub(size);
+    return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
+  }
   std::lock_guard<std::mutex> lock(memory_mutex);
-  allocations[uintptr_t(p)] = Allocation{size, reserved, kind, mapped};
+  allocations[uintptr_t(p)] = Allocation{size, reserved, kind, owner, mapped};
   *ptr = p;
   return HKRT_SUCCESS;
 }
@@ -90,8 +117,9 @@ int deallocate(void* ptr, int kind) {
       return fail(HKRT_ERROR_INVALID_VALUE, "%p was not returned by %s", ptr,
                   kind == 1 ? "hkrt_malloc" : "hkrt_host_malloc");
   }
-  // As hipFree: queued work that may still use the memory finishes first.
-  drain_all();
+  // As hipFree: queued work that may still use the memory finishes first,
+  // on every device, since any device's kernels can reach it.
+  drain_every_device();
   std::lock_guard<std::mutex> lock(memory_mutex);
   auto it = allocations.find(uintptr_t(ptr));
   if (it == allocations.end())  // freed by another thread meanwhile
@@ -102,79 +130,54 @@ int deallocate(void* ptr, int kind) {
 }
 
 // Enqueues a Copy or Set op and, if synchronous, waits for it.
-int submit(Op* op, hkrt_stream* stream, int async) {
-  op->is_job = op->bytes > kCopyParallelMin && config.num_workers > 1;
+int submit(Op* op, Stream* stream, int async) {
+  op->is_job = op->bytes > kCopyParallelMin && stream_device(stream)->num_workers > 1;
   if (op->is_job) op->total = (op->bytes + kCopyPiece - 1) / kCopyPiece;
   Op* waited = enqueue(stream, op, nullptr, async == 0);
   if (waited == nullptr) return HKRT_SUCCESS;
   wait_and_unref(waited);
-  return sticky_check();
+  return sticky_check(stream_device(stream));
 }
 
-}  // namespace
+// One side of a copy: the kind of memory (hkrt_pointer_info) and the device
+// it counts as (null: the host).
+struct Side {
+  int kind = 0;
+  Device* device = nullptr;
+};
 
-uint64_t mem_total_bytes() {
-  static const uint64_t total = meminfo_bytes("MemTotal");
-  return total;
-}
-
-void free_all_allocations() {
+Side side_of(const void* ptr) {
   std::lock_guard<std::mutex> lock(memory_mutex);
-  for (const auto& [address, allocation] : allocations) release(address, allocation);
-  allocations.clear();
+  const Allocation* found = find_locked(ptr);
+  if (found == nullptr) return {};
+  return {found->kind, found->kind == 1 ? found->owner : nullptr};
 }
 
-}  // namespace hk
-
-using namespace hk;
-
-extern "C" {
-
-int hkrt_malloc(void** ptr, size_t size) { return allocate(ptr, size, 1); }
-int hkrt_free(void* ptr) { return deallocate(ptr, 1); }
-int hkrt_host_malloc(void** ptr, size_t size) { return allocate(ptr, size, 2); }
-int hkrt_host_free(void* ptr) { return deallocate(ptr, 2); }
-
-int hkrt_pointer_kind(const void* ptr) {
-  if (ensure_init() != HKRT_SUCCESS) return 0;
-  std::lock_guard<std::mutex> lock(memory_mutex);
-  auto it = allocations.upper_bound(uintptr_t(ptr));
-  if (it == allocations.begin()) return 0;
-  --it;
-  return uintptr_t(ptr) - it->first < it->second.size ? it->second.kind : 0;
-}
-
-int hkrt_mem_get_info(size_t* free_bytes, size_t* total_bytes) {
-  if (int error = ensure_init()) return error;
-  if (free_bytes == nullptr || total_bytes == nullptr)
-    return fail(HKRT_ERROR_INVALID_VALUE, "mem get info: NULL output");
-  *free_bytes = size_t(meminfo_bytes("MemAvailable"));
-  *total_bytes = size_t(mem_total_bytes());
-  return HKRT_SUCCESS;
-}
-
-int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind, hkrt_stream* stream,
-                int async) {
-  if (int error = ensure_init()) return error;
-  if (kind < HKRT_MEMCPY_HOST_TO_HOST || kind > HKRT_MEMCPY_DEFAULT)
-    return fail(HKRT_ERROR_INVALID_MEMCPY_DIRECTION, "invalid memcpy kind %d", kind);
-  if (bytes > 0 && (dst == nullptr || src == nullptr))
-    return fail(HKRT_ERROR_INVALID_VALUE, "memcpy of %zu bytes with a NULL pointer", bytes);
-  if (int error = stream_check(stream)) return error;
-  if (int error = sticky_check()) return error;
+// The common part of hkrt_memcpy and hkrt_memcpy_peer.
+int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t bytes, int kind,
+         int async) {
+  if (int error = sticky_check(stream_device(stream))) return error;
   if (bytes == 0) return HKRT_SUCCESS;
+  // A synchronous copy between devices, as in HIP, follows the work queued
+  // before it on the null streams of the devices whose memory it touches.
+  if (async == 0) {
+    for (Device* other : {to.device, from.device})
+      if (other != nullptr && other != stream_device(stream)) wait_legacy(other);
+  }
   Op* op = new Op;
   op->kind = OpKind::Copy;
   op->copy_kind = uint32_t(kind);
   op->dst = dst;
   op->src = src;
   op->bytes = bytes;
+  op->dst_device = int16_t(to.device != nullptr ? to.device->index : -1);
+  op->src_device = int16_t(from.device != nullptr ? from.device->index : -1);
   // As HIP and CUDA do with pageable host memory (not from hkrt_malloc or
   // hkrt_host_malloc): an asynchronous copy from it reads it before
   // returning, and one into it completes before returning.
-  if (async && hkrt_pointer_kind(dst) == 0) {
+  if (async && to.kind == 0) {
     async = 0;
-  } else if (async && hkrt_pointer_kind(src) == 0) {
+  } else if (async && from.kind == 0) {
     op->staging.reset(new (std::nothrow) unsigned char[bytes]);
     if (op->staging == nullptr) {
       op_unref(op);
@@ -192,20 +195,117 @@ int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind, hkrt_stream*
   return submit(op, stream, async);
 }
 
-int hkrt_memset(void* dst, uint32_t value, size_t count, uint32_t elem_size,
-                hkrt_stream* stream, int async) {
+}  // namespace
+
+uint64_t mem_total_bytes() {
+  static const uint64_t total = meminfo_bytes("MemTotal");
+  return total;
+}
+
+void free_all_allocations(Device* device) {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  for (auto it = allocations.begin(); it != allocations.end();) {
+    if (it->second.owner != device) {
+      ++it;
+      continue;
+    }
+    release(it->first, it->second);
+    it = allocations.erase(it);
+  }
+}
+
+}  // namespace hk
+
+using namespace hk;
+
+extern "C" {
+
+int hkrt_malloc(int index, void** ptr, size_t size) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  return allocate(device, ptr, size, 1);
+}
+int hkrt_free(void* ptr) { return deallocate(ptr, 1); }
+int hkrt_host_malloc(int index, void** ptr, size_t size) {
+  Device* device = nullptr;
+  if (index == -1) {
+    if (int error = ensure_init()) return error;
+  } else if (int error = device_get(index, &device)) {
+    return error;
+  }
+  return allocate(device, ptr, size, 2);
+}
+int hkrt_host_free(void* ptr) { return deallocate(ptr, 2); }
+
+int hkrt_pointer_info(const void* ptr, int* kind, int* device) {
   if (int error = ensure_init()) return error;
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  const Allocation* found = find_locked(ptr);
+  if (kind != nullptr) *kind = found != nullptr ? found->kind : 0;
+  if (device != nullptr) *device = found != nullptr && found->owner ? found->owner->index : -1;
+  return HKRT_SUCCESS;
+}
+
+int hkrt_mem_get_info(int index, size_t* free_bytes, size_t* total_bytes) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (free_bytes == nullptr || total_bytes == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "mem get info: NULL output");
+  const uint64_t total = device->total_bytes;
+  const uint64_t used = device->allocated_bytes.load();
+  const uint64_t left = used > total ? 0 : total - used;
+  *free_bytes = size_t(std::min(left, meminfo_bytes("MemAvailable")));
+  *total_bytes = size_t(total);
+  return HKRT_SUCCESS;
+}
+
+int hkrt_memcpy(int index, void* dst, const void* src, size_t bytes, int kind,
+                hkrt_stream* handle, int async) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (kind < HKRT_MEMCPY_HOST_TO_HOST || kind > HKRT_MEMCPY_DEFAULT)
+    return fail(HKRT_ERROR_INVALID_MEMCPY_DIRECTION, "invalid memcpy kind %d", kind);
+  if (bytes > 0 && (dst == nullptr || src == nullptr))
+    return fail(HKRT_ERROR_INVALID_VALUE, "memcpy of %zu bytes with a NULL pointer", bytes);
+  Stream* stream = nullptr;
+  if (int error = stream_get(device, handle, &stream)) return error;
+  return copy(stream, dst, side_of(dst), src, side_of(src), bytes, kind, async);
+}
+
+int hkrt_memcpy_peer(void* dst, int dst_index, const void* src, int src_index, size_t bytes,
+                     int index, hkrt_stream* handle, int async) {
+  Device *device = nullptr, *dst_device = nullptr, *src_device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (int error = device_get(dst_index, &dst_device)) return error;
+  if (int error = device_get(src_index, &src_device)) return error;
+  if (bytes > 0 && (dst == nullptr || src == nullptr))
+    return fail(HKRT_ERROR_INVALID_VALUE, "peer copy of %zu bytes with a NULL pointer", bytes);
+  Stream* stream = nullptr;
+  if (int error = stream_get(device, handle, &stream)) return error;
+  // The devices named, whatever memory the pointers are in (as HIP, which
+  // does not check them).
+  Side to{side_of(dst).kind, dst_device}, from{side_of(src).kind, src_device};
+  return copy(stream, dst, to, src, from, bytes, HKRT_MEMCPY_DEVICE_TO_DEVICE, async);
+}
+
+int hkrt_memset(int index, void* dst, uint32_t value, size_t count, uint32_t elem_size,
+                hkrt_stream* handle, int async) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4)
     return fail(HKRT_ERROR_INVALID_VALUE, "memset element size must be 1, 2 or 4, not %u",
                 elem_size);
   if (count > 0 && dst == nullptr)
     return fail(HKRT_ERROR_INVALID_VALUE, "memset of %zu elements at NULL", count);
-  if (int error = stream_check(stream)) return error;
-  if (int error = sticky_check()) return error;
+  Stream* stream = nullptr;
+  if (int error = stream_get(device, handle, &stream)) return error;
+  if (int error = sticky_check(stream_device(stream))) return error;
   if (count == 0) return HKRT_SUCCESS;
   Op* op = new Op;
   op->kind = OpKind::Set;
   op->dst = dst;
+  const Device* owner = side_of(dst).device;
+  op->dst_device = int16_t(owner != nullptr ? owner->index : -1);
   op->bytes = count * elem_size;
   op->value = elem_size == 4 ? value : value & ((1u << (8 * elem_size)) - 1);
   op->elem_size = elem_size;

@@ -1,5 +1,5 @@
 // Kernel modules: shared objects exporting __hk_module (abi.h), loaded with
-// dlopen, their kernels found by name, their globals by name.
+// dlopen on one device, their kernels found by name, their globals by name.
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -14,6 +14,7 @@ struct hkrt_module {};
 namespace hk {
 
 struct Module : hkrt_module {
+  Device* device = nullptr;  // where its kernels launch; its reset unloads it
   void* handle = nullptr;
   const hk_module_desc* desc = nullptr;
   // The symbol name of each kernel (its mangled name, say), so that it can
@@ -60,6 +61,8 @@ void module_launch_done(Module* module) {
   module->launches.fetch_sub(1, std::memory_order_release);
 }
 
+Device* module_device(const Module* module) { return module->device; }
+
 Module* module_owning_locked(const hk_kernel_desc* desc) {
   for (Module* module : modules)
     for (uint32_t i = 0; i < module->desc->num_kernels; ++i)
@@ -67,15 +70,19 @@ Module* module_owning_locked(const hk_kernel_desc* desc) {
   return nullptr;
 }
 
-void unload_all_modules() {
+void unload_all_modules(Device* device) {
   std::vector<Module*> all;
   {
     auto lock = registry_lock();
-    for (Module* module : modules) {
-      forget_kernels_locked(module);
-      all.push_back(module);
+    for (auto it = modules.begin(); it != modules.end();) {
+      if ((*it)->device != device) {
+        ++it;
+        continue;
+      }
+      forget_kernels_locked(*it);
+      all.push_back(*it);
+      it = modules.erase(it);
     }
-    modules.clear();
   }
   for (Module* module : all) close_module(module);
 }
@@ -86,8 +93,9 @@ using namespace hk;
 
 extern "C" {
 
-int hkrt_module_load(const char* path, hkrt_module** out) {
-  if (int error = ensure_init()) return error;
+int hkrt_module_load(int index, const char* path, hkrt_module** out) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (path == nullptr || out == nullptr)
     return fail(HKRT_ERROR_INVALID_VALUE, "module load: NULL path or output");
   struct stat st;
@@ -109,6 +117,7 @@ int hkrt_module_load(const char* path, hkrt_module** out) {
     return reject("%s was compiled for warp size %u, but the device's warp size is %u", path,
                   desc->warp_size, config.warp_size);
   auto* module = new Module;
+  module->device = device;
   module->handle = handle;
   module->desc = desc;
   for (uint32_t i = 0; i < desc->num_kernels; ++i) {

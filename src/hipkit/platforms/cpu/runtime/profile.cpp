@@ -19,6 +19,7 @@
 // was recorded before the signal takes its course: the handlers are installed
 // here, before the runtime's, which hands them the faults not raised by
 // kernel code.
+#include <hipkit_cpu/program_visible.h>
 #include <hipkit_cpu/runtime.h>
 
 #include <cstdlib>
@@ -69,11 +70,16 @@ struct ThreadState {
 ThreadState& state() { return hk_native::per_thread<ThreadState>(); }
 
 std::mutex mutex;  // everything below
-std::unordered_map<uintptr_t, size_t> allocated;  // address -> bytes
-// Stream handle -> number shown: 0 the null stream, the others by first use.
+struct Allocated {
+  size_t bytes;
+  std::string device;  // its name in the trace, or "host"
+};
+std::unordered_map<uintptr_t, Allocated> allocated;  // by address
+// Stream handle -> number shown: 0 a device's null stream, the others by first
+// use.  Handles are unique across devices, and each device shows its null stream.
 std::unordered_map<uint64_t, int64_t> streams;
 uint64_t dispatch_ids = 0;
-bool device_written = false;
+uint64_t devices_written = 0;  // bit d: the runtime's device d is in the trace
 struct StartedRange {
   std::string message;
   int64_t start;
@@ -100,24 +106,39 @@ const char* copy_kind(uint32_t kind) {
   }
 }
 
-void write_record(const hk_activity_record& r) {
-  // Under `mutex`.  The CPU platform has one device.  Work that never ran is
-  // left out (its call is in the API trace, as is a refused launch's).
-  if (r.status != HK_ACTIVITY_RAN) return;
-  if (!device_written) {
-    device_written = true;
+// A device's name in the trace: "cpu:N", N the program's number for it (as
+// the Python profiler names devices).
+std::string device_name(int native) {
+  const int ordinal = __hk::ordinal_of(native);
+  return "cpu:" + std::to_string(ordinal >= 0 ? ordinal : native);
+}
+
+// Under `mutex`: the device's name, noted in the trace on first use.
+std::string device_line(int native) {
+  std::string name = device_name(native);
+  if (native >= 0 && native < 64 && (devices_written & (uint64_t(1) << native)) == 0) {
+    devices_written |= uint64_t(1) << native;
     hkrt_device_info info;
-    std::string description = "cpu:0";
-    if (hkrt_get_device_info(&info) == HKRT_SUCCESS) description += std::string(" ") + info.name;
-    writer().write(line("device").str("cpu:0").str(description.c_str()).end());
+    std::string description = name;
+    if (hkrt_get_device_info(native, &info) == HKRT_SUCCESS)
+      description += std::string(" ") + info.name;
+    writer().write(line("device").str(name.c_str()).str(description.c_str()).end());
   }
+  return name;
+}
+
+void write_record(const hk_activity_record& r) {
+  // Under `mutex`.  Work that never ran is left out (its call is in the API
+  // trace, as is a refused launch's).
+  if (r.status != HK_ACTIVITY_RAN) return;
+  const std::string device = device_line(r.device);
   if (streams.empty()) streams[0] = 0;
   auto found = streams.find(r.stream);
   const int64_t stream =
       found != streams.end() ? found->second : (streams[r.stream] = int64_t(streams.size()));
   if (r.kind == HK_ACTIVITY_KERNEL) {
     writer().write(line("kernel").unum(++dispatch_ids).unum(r.correlation_id).num(r.thread_id)
-                       .str("cpu:0").num(stream).str(r.name).triple(r.grid).triple(r.block)
+                       .str(device.c_str()).num(stream).str(r.name).triple(r.grid).triple(r.block)
                        .unum(r.dynamic_shared).unum(r.static_shared).num(r.enqueue_ns).num(r.start_ns)
                        .num(r.end_ns).end());
     return;
@@ -127,10 +148,16 @@ void write_record(const hk_activity_record& r) {
                                                         r.copy_kind == HKRT_MEMCPY_HOST_TO_HOST);
   const bool to_host = r.kind == HK_ACTIVITY_COPY && (r.copy_kind == HKRT_MEMCPY_DEVICE_TO_HOST ||
                                                       r.copy_kind == HKRT_MEMCPY_HOST_TO_HOST);
-  writer().write(line("copy").unum(r.correlation_id).num(r.thread_id).str("cpu:0").num(stream)
-                     .str(kind).unum(r.bytes).str(from_host ? "host" : "cpu:0")
-                     .str(to_host ? "host" : "cpu:0").num(r.enqueue_ns).num(r.start_ns)
-                     .num(r.end_ns).end());
+  // The device side of a copy is the memory's device where it is known (a
+  // peer copy's two), else the device it ran on.
+  const std::string source =
+      from_host ? "host" : r.src_device >= 0 ? device_line(r.src_device) : device;
+  const std::string destination =
+      to_host ? "host" : r.dst_device >= 0 ? device_line(r.dst_device) : device;
+  writer().write(line("copy").unum(r.correlation_id).num(r.thread_id).str(device.c_str())
+                     .num(stream).str(kind).unum(r.bytes).str(source.c_str())
+                     .str(destination.c_str()).num(r.enqueue_ns).num(r.start_ns).num(r.end_ns)
+                     .end());
 }
 
 // Writes the records of the work finished so far.
@@ -161,12 +188,14 @@ void write_marker(uint64_t cid, int32_t thread, const char* message, const char*
                      .num(end).end());
 }
 
-// At exit, first: wait for the device and write the records of its work.
+// At exit, first: wait for the devices and write the records of their work.
 // Registered by the first HIP call, so that it runs before the runtime's
 // static objects are destroyed (those made when the library was loaded).
 void finish_work() {
   if (!on()) return;
-  hkrt_device_synchronize();
+  int count = 0;
+  hkrt_device_count(&count);
+  for (int device = 0; device < count; ++device) hkrt_device_synchronize(device);
   drain();
   if (uint64_t dropped = hk_activity_dropped()) meta("dropped_records", int64_t(dropped));
 }
@@ -239,18 +268,25 @@ void hkrt_profile_exit(const char* function) {
 void hkrt_profile_alloc(int allocate, int host, const void* address, size_t size) {
   const ThreadState& t = state();
   const uintptr_t key = reinterpret_cast<uintptr_t>(address);
+  std::string device = host ? "host" : "cpu:0";
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (allocate) {
-      allocated[key] = size;
+      int owner = -1;
+      if (!host && hkrt_pointer_info(address, nullptr, &owner) == HKRT_SUCCESS && owner >= 0)
+        device = device_line(owner);
+      allocated[key] = {size, device};
     } else {
       auto it = allocated.find(key);
-      size = it != allocated.end() ? it->second : 0;
-      if (it != allocated.end()) allocated.erase(it);
+      size = it != allocated.end() ? it->second.bytes : 0;
+      if (it != allocated.end()) {
+        device = it->second.device;
+        allocated.erase(it);
+      }
     }
   }
   writer().write(line("alloc").unum(t.cid).num(thread_id()).str(allocate ? "ALLOCATE" : "FREE")
-                     .str(host ? "host" : "device").str(host ? "host" : "cpu:0").unum(size)
+                     .str(host ? "host" : "device").str(device.c_str()).unum(size)
                      .unum(key).num(t.start).num(monotonic_ns()).end());
 }
 

@@ -52,7 +52,7 @@ int hkrt_program_register(const hk_module_desc* unit) {
                 "a unit of this program was built for kernel ABI version %u, the runtime has "
                 "version %u: rebuild the program with this hipkit",
                 unit->abi_version, unsigned(HK_ABI_VERSION));
-  if (int error = hkrt_init(unit->warp_size, 0)) {
+  if (int error = hkrt_init(unit->warp_size, 0, 0)) {
     // Already running (then config is valid) with another warp size?
     if (error == HKRT_ERROR_INVALID_VALUE && ensure_init() == HKRT_SUCCESS &&
         config.warp_size != unit->warp_size)

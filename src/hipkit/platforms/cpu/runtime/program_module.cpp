@@ -79,7 +79,7 @@ using namespace hk;
 
 extern "C" {
 
-int hkrt_module_load_image(const void* image, size_t size, hkrt_module** out) {
+int hkrt_module_load_image(int device, const void* image, size_t size, hkrt_module** out) {
   if (int error = ensure_init()) return error;
   if (image == nullptr || out == nullptr)
     return fail(HKRT_ERROR_INVALID_VALUE, "module load: NULL image or output");
@@ -109,7 +109,7 @@ int hkrt_module_load_image(const void* image, size_t size, hkrt_module** out) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
   hkrt_module* module = nullptr;
-  if (int error = hkrt_module_load(path, &module)) {
+  if (int error = hkrt_module_load(device, path, &module)) {
     close(fd);
     return error;
   }
@@ -122,7 +122,7 @@ int hkrt_module_load_image(const void* image, size_t size, hkrt_module** out) {
   return HKRT_SUCCESS;
 }
 
-int hkrt_module_load_file(const char* path, hkrt_module** out) {
+int hkrt_module_load_file(int device, const char* path, hkrt_module** out) {
   if (int error = ensure_init()) return error;
   if (path == nullptr || out == nullptr)
     return fail(HKRT_ERROR_INVALID_VALUE, "module load: NULL path or output");
@@ -146,7 +146,7 @@ int hkrt_module_load_file(const char* path, hkrt_module** out) {
   close(fd);
   if (error != 0) return error;
   if (bytes.empty()) return fail(HKRT_ERROR_INVALID_IMAGE, "%s is empty", path);
-  return hkrt_module_load_image(bytes.data(), bytes.size(), out);
+  return hkrt_module_load_image(device, bytes.data(), bytes.size(), out);
 }
 
 int hkrt_module_unload_image(hkrt_module* module) {

@@ -1,12 +1,14 @@
 // Streams and events: the ordering of operations.
 //
-// Each op depends on the previous op of its stream.  The NULL stream is the
-// legacy default stream: its ops also depend on the last op of every blocking
-// stream, and ops of blocking streams depend on the last NULL-stream op
-// (streams created with HKRT_STREAM_NON_BLOCKING are exempt).  An event is
-// the last op recorded into it; waiting on an event adds a dependency on that
-// op.  Dependencies form a graph resolved as ops complete, so a stream never
-// polls another.
+// Each op depends on the previous op of its stream.  Each device's NULL
+// stream is its legacy default stream: its ops also depend on the last op of
+// every blocking stream of the device, and ops of blocking streams depend on
+// the last NULL-stream op of their device (streams created with
+// HKRT_STREAM_NON_BLOCKING are exempt); the devices' null streams are
+// independent of each other, as on a multi-GPU machine.  An event is the last
+// op recorded into it; waiting on an event, of any device, adds a dependency
+// on that op.  Dependencies form a graph resolved as ops complete, so a
+// stream never polls another.
 #include <unordered_set>
 
 #include "internal.h"
@@ -17,20 +19,23 @@ struct hkrt_event {};
 
 namespace hk {
 
-namespace {
-
 struct Stream : hkrt_stream {
+  Device* device = nullptr;
   unsigned flags = 0;
   Op* last = nullptr;  // the most recently enqueued op (one reference)
 };
 
 struct Event : hkrt_event {
+  Device* device = nullptr;
   unsigned flags = 0;
   Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
 };
 
+namespace {
+
 Mutex scheduler_mutex;
-Stream null_stream;
+// Every device's streams and events (not their null streams), for checking
+// handles; each device also lists its own.
 std::unordered_set<Stream*> streams;
 std::unordered_set<Event*> events;
 
@@ -53,8 +58,11 @@ void add_dependency(Op* op, Op* dependency) {
   ++op->pending;
 }
 
+bool is_null(const Stream* stream) { return stream == stream->device->null_stream; }
+
 // The ops that a wait on `stream` must wait for (references taken), under
-// the lock.  Waiting for the NULL stream includes every blocking stream.
+// the lock.  Waiting for a NULL stream includes every blocking stream of its
+// device.
 void collect_tails(Stream* stream, std::vector<Op*>& out) {
   auto take = [&](Stream* s) {
     if (s->last != nullptr && !s->last->done.load(std::memory_order_relaxed)) {
@@ -62,9 +70,9 @@ void collect_tails(Stream* stream, std::vector<Op*>& out) {
       out.push_back(s->last);
     }
   };
-  if (stream != nullptr) return take(stream);
-  take(&null_stream);
-  for (Stream* s : streams)
+  take(stream);
+  if (!is_null(stream)) return;
+  for (Stream* s : stream->device->streams)
     if (is_blocking(s)) take(s);
 }
 
@@ -74,6 +82,21 @@ void wait_all_and_unref(const std::vector<Op*>& ops) {
 
 Stream* as_stream(hkrt_stream* handle) { return static_cast<Stream*>(handle); }
 Event* as_event(hkrt_event* handle) { return static_cast<Event*>(handle); }
+
+// The handle the API knows a stream by (NULL for a null stream).
+hkrt_stream* handle_of(Stream* stream) { return is_null(stream) ? nullptr : stream; }
+
+// A stream's handle under the lock: stream_get's check.
+int stream_get_locked(Device* device, hkrt_stream* handle, Stream** out) {
+  if (handle == nullptr) {
+    *out = device->null_stream;
+    return HKRT_SUCCESS;
+  }
+  if (streams.count(as_stream(handle)) == 0)
+    return fail(HKRT_ERROR_INVALID_HANDLE, "invalid stream handle %p", static_cast<void*>(handle));
+  *out = as_stream(handle);
+  return HKRT_SUCCESS;
+}
 
 int event_check_locked(hkrt_event* event) {
   if (event == nullptr || events.count(as_event(event)) == 0)
@@ -105,20 +128,21 @@ void wait_and_unref(Op* op) {
   op_unref(op);
 }
 
-Op* enqueue(hkrt_stream* stream, Op* op, Op* extra_dependency, bool wait) {
+Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
+  op->device = s->device;
   if (uint32_t session = activity_session.load(std::memory_order_relaxed))
-    activity_enqueued(op, stream, session);
+    activity_enqueued(op, uint64_t(reinterpret_cast<uintptr_t>(handle_of(s))), session);
   ReadyList ready;
-  bool published = false;
+  uint64_t published = 0;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
-    Stream* s = stream != nullptr ? as_stream(stream) : &null_stream;
+    Stream* const null_stream = s->device->null_stream;
     add_dependency(op, s->last);
-    if (s == &null_stream) {
-      for (Stream* other : streams)
+    if (s == null_stream) {
+      for (Stream* other : s->device->streams)
         if (is_blocking(other)) add_dependency(op, other->last);
     } else if (is_blocking(s)) {
-      add_dependency(op, null_stream.last);
+      add_dependency(op, null_stream->last);
     }
     add_dependency(op, extra_dependency);
     if (s->last != nullptr) op_unref(s->last);
@@ -126,38 +150,34 @@ Op* enqueue(hkrt_stream* stream, Op* op, Op* extra_dependency, bool wait) {
     op_ref(op);
     if (wait) op_ref(op);
     if (op->pending == 0) {
-      if (op->is_job) {
-        publish_job_locked(op);
-        published = true;
-      } else {
+      if (op->is_job)
+        published |= publish_job_locked(op);
+      else
         ready.push_back(op);
-      }
     }
   }
-  if (published) wake_workers();
+  if (published != 0) wake_workers(published);
   run_ready(ready);
   return wait ? op : nullptr;
 }
 
 void complete(Op* op, ReadyList& ready) {
   if (op->activity != 0) activity_finished(op);  // before it counts as done: see activity.h
-  bool published = false;
+  uint64_t published = 0;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (op->is_job) retire_job_locked(op);
     for (Op* dependent : op->dependents) {
       if (--dependent->pending != 0) continue;
-      if (dependent->is_job) {
-        publish_job_locked(dependent);
-        published = true;
-      } else {
+      if (dependent->is_job)
+        published |= publish_job_locked(dependent);
+      else
         ready.push_back(dependent);
-      }
     }
     op->dependents.clear();
     op->done.store(true, std::memory_order_release);
   }
-  if (published) wake_workers();
+  if (published != 0) wake_workers(published);
   if (op->kind == OpKind::Kernel && op->kernel.module != nullptr)
     module_launch_done(op->kernel.module);
   epoch.fetch_add(1, std::memory_order_seq_cst);
@@ -169,43 +189,67 @@ void run_ready(ReadyList& ready) {
   while (!ready.empty()) {
     Op* op = ready.back();
     ready.pop_back();
-    if (!halted()) run_small(op);
+    if (!op->device->halted()) run_small(op);
     complete(op, ready);
   }
 }
 
-int stream_check(hkrt_stream* stream) {
-  if (stream == nullptr) return HKRT_SUCCESS;
+int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
+  if (handle == nullptr) {  // no lock: a device's null stream lives as long as the process
+    *out = device->null_stream;
+    return HKRT_SUCCESS;
+  }
   std::lock_guard<Mutex> lock(scheduler_mutex);
-  if (streams.count(as_stream(stream)) == 0)
-    return fail(HKRT_ERROR_INVALID_HANDLE, "invalid stream handle %p", static_cast<void*>(stream));
-  return HKRT_SUCCESS;
+  return stream_get_locked(device, handle, out);
 }
 
-void drain_all() {
+Device* stream_device(const Stream* stream) { return stream->device; }
+
+void streams_init(Device* device) {
+  device->null_stream = new Stream;
+  device->null_stream->device = device;
+}
+
+void drain_all(Device* device) {
   std::vector<Op*> tails;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
-    collect_tails(&null_stream, tails);
-    for (Stream* s : streams) collect_tails(s, tails);
+    collect_tails(device->null_stream, tails);
+    for (Stream* s : device->streams) collect_tails(s, tails);
   }
   wait_all_and_unref(tails);
 }
 
-void destroy_streams_and_events() {
+void drain_every_device() {
+  for (uint32_t d = 0; d < config.num_devices; ++d) drain_all(&devices[d]);
+}
+
+void wait_legacy(Device* device) {
+  std::vector<Op*> tails;
+  {
+    std::lock_guard<Mutex> lock(scheduler_mutex);
+    collect_tails(device->null_stream, tails);
+  }
+  wait_all_and_unref(tails);
+}
+
+void destroy_streams_and_events(Device* device) {
   std::lock_guard<Mutex> lock(scheduler_mutex);
-  for (Stream* s : streams) {
+  for (Stream* s : device->streams) {
+    streams.erase(s);
     if (s->last != nullptr) op_unref(s->last);
     delete s;
   }
-  streams.clear();
-  if (null_stream.last != nullptr) op_unref(null_stream.last);
-  null_stream.last = nullptr;
-  for (Event* e : events) {
+  device->streams.clear();
+  Stream* null_stream = device->null_stream;
+  if (null_stream->last != nullptr) op_unref(null_stream->last);
+  null_stream->last = nullptr;
+  for (Event* e : device->events) {
+    events.erase(e);
     if (e->op != nullptr) op_unref(e->op);
     delete e;
   }
-  events.clear();
+  device->events.clear();
 }
 
 }  // namespace hk
@@ -214,67 +258,79 @@ using namespace hk;
 
 extern "C" {
 
-int hkrt_stream_create(hkrt_stream** out, unsigned int flags) {
-  if (int error = ensure_init()) return error;
+int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream create: NULL output");
   if ((flags & ~HKRT_STREAM_NON_BLOCKING) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "unknown stream flags 0x%x", flags);
-  if (int error = sticky_check()) return error;
+  if (int error = sticky_check(device)) return error;
   auto* stream = new Stream;
+  stream->device = device;
   stream->flags = flags;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
+  device->streams.insert(stream);
   *out = stream;
   return HKRT_SUCCESS;
 }
 
-int hkrt_stream_destroy(hkrt_stream* stream) {
+int hkrt_stream_destroy(hkrt_stream* handle) {
   if (int error = ensure_init()) return error;
-  if (stream == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "cannot destroy the NULL stream");
-  if (int error = stream_check(stream)) return error;
+  if (handle == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "cannot destroy the NULL stream");
+  Stream* s = nullptr;
+  if (int error = stream_get(nullptr, handle, &s)) return error;
+  Device* device = s->device;
   // As hipStreamDestroy, pending work completes first.
-  hkrt_stream_synchronize(stream);
-  Stream* s = as_stream(stream);
+  hkrt_stream_synchronize(device->index, handle);
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     streams.erase(s);
+    device->streams.erase(s);
     if (s->last != nullptr) op_unref(s->last);
   }
   delete s;
-  return sticky_check();
+  return sticky_check(device);
 }
 
-int hkrt_stream_synchronize(hkrt_stream* stream) {
-  if (int error = ensure_init()) return error;
-  if (int error = stream_check(stream)) return error;
+int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   std::vector<Op*> tails;
+  Stream* s = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
-    collect_tails(as_stream(stream), tails);
+    if (int error = stream_get_locked(device, handle, &s)) return error;
+    collect_tails(s, tails);
   }
   wait_all_and_unref(tails);
-  return sticky_check();
+  return sticky_check(s->device);
 }
 
-int hkrt_stream_query(hkrt_stream* stream) {
-  if (int error = ensure_init()) return error;
-  if (int error = stream_check(stream)) return error;
-  if (int error = sticky_check()) return error;
+int hkrt_stream_query(int index, hkrt_stream* handle) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   std::vector<Op*> tails;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
-    collect_tails(as_stream(stream), tails);
+    Stream* s = nullptr;
+    if (int error = stream_get_locked(device, handle, &s)) return error;
+    if (int error = sticky_check(s->device)) return error;
+    collect_tails(s, tails);
   }
   for (Op* op : tails) op_unref(op);
   if (!tails.empty()) return fail(HKRT_ERROR_NOT_READY, "the stream has work in progress");
   return HKRT_SUCCESS;
 }
 
-int hkrt_stream_wait_event(hkrt_stream* stream, hkrt_event* event, unsigned int flags) {
-  if (int error = ensure_init()) return error;
+int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
+                           unsigned int flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (flags != 0) return fail(HKRT_ERROR_INVALID_VALUE, "stream wait event: flags must be 0");
-  if (int error = stream_check(stream)) return error;
-  if (int error = sticky_check()) return error;
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  if (int error = sticky_check(s->device)) return error;
   Op* recorded = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
@@ -285,21 +341,24 @@ int hkrt_stream_wait_event(hkrt_stream* stream, hkrt_event* event, unsigned int 
   }
   Op* marker = new Op;
   marker->kind = OpKind::Marker;
-  enqueue(stream, marker, recorded, false);
+  enqueue(s, marker, recorded, false);
   op_unref(recorded);
   return HKRT_SUCCESS;
 }
 
-int hkrt_event_create(hkrt_event** out, unsigned int flags) {
-  if (int error = ensure_init()) return error;
+int hkrt_event_create(int index, hkrt_event** out, unsigned int flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "event create: NULL output");
   if ((flags & ~(HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING)) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "unsupported event flags 0x%x", flags);
-  if (int error = sticky_check()) return error;
+  if (int error = sticky_check(device)) return error;
   auto* event = new Event;
+  event->device = device;
   event->flags = flags;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   events.insert(event);
+  device->events.insert(event);
   *out = event;
   return HKRT_SUCCESS;
 }
@@ -309,25 +368,33 @@ int hkrt_event_destroy(hkrt_event* event) {
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
-    events.erase(as_event(event));
-    if (as_event(event)->op != nullptr) op_unref(as_event(event)->op);
+    Event* e = as_event(event);
+    events.erase(e);
+    e->device->events.erase(e);
+    if (e->op != nullptr) op_unref(e->op);
   }
   delete as_event(event);
   return HKRT_SUCCESS;
 }
 
-int hkrt_event_record(hkrt_event* event, hkrt_stream* stream) {
-  if (int error = ensure_init()) return error;
-  if (int error = stream_check(stream)) return error;
+int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  Stream* s = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
+    if (int error = stream_get_locked(device, handle, &s)) return error;
     if (int error = event_check_locked(event)) return error;
+    if (as_event(event)->device != s->device)
+      return fail(HKRT_ERROR_INVALID_HANDLE,
+                  "the event was made on CPU device %d, the stream is on device %d",
+                  as_event(event)->device->index, s->device->index);
   }
-  if (int error = sticky_check()) return error;
+  if (int error = sticky_check(s->device)) return error;
   Op* op = new Op;
   op->kind = OpKind::Record;
   op_ref(op);  // the event's reference
-  enqueue(stream, op, nullptr, false);
+  enqueue(s, op, nullptr, false);
   std::lock_guard<Mutex> lock(scheduler_mutex);
   Event* e = as_event(event);
   if (events.count(e) == 0) {  // destroyed meanwhile by another thread
@@ -342,21 +409,23 @@ int hkrt_event_record(hkrt_event* event, hkrt_stream* stream) {
 int hkrt_event_synchronize(hkrt_event* event) {
   if (int error = ensure_init()) return error;
   Op* op = nullptr;
+  Device* device = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
+    device = as_event(event)->device;
     op = as_event(event)->op;
     if (op != nullptr) op_ref(op);
   }
   if (op != nullptr) wait_and_unref(op);
-  return sticky_check();
+  return sticky_check(device);
 }
 
 int hkrt_event_query(hkrt_event* event) {
   if (int error = ensure_init()) return error;
-  if (int error = sticky_check()) return error;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   if (int error = event_check_locked(event)) return error;
+  if (int error = sticky_check(as_event(event)->device)) return error;
   const Op* op = as_event(event)->op;
   if (op != nullptr && !op->done.load(std::memory_order_acquire))
     return fail(HKRT_ERROR_NOT_READY, "the event has not completed yet");
@@ -366,12 +435,15 @@ int hkrt_event_query(hkrt_event* event) {
 int hkrt_event_elapsed_time(float* ms, hkrt_event* start_handle, hkrt_event* stop_handle) {
   if (int error = ensure_init()) return error;
   if (ms == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "elapsed time: NULL output");
-  if (int error = sticky_check()) return error;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   if (int error = event_check_locked(start_handle)) return error;
   if (int error = event_check_locked(stop_handle)) return error;
   const Event* start = as_event(start_handle);
   const Event* stop = as_event(stop_handle);
+  if (start->device != stop->device)
+    return fail(HKRT_ERROR_INVALID_HANDLE, "elapsed time between events of CPU devices %d and %d",
+                start->device->index, stop->device->index);
+  if (int error = sticky_check(start->device)) return error;
   if (((start->flags | stop->flags) & HKRT_EVENT_DISABLE_TIMING) != 0)
     return fail(HKRT_ERROR_INVALID_HANDLE, "elapsed time of an event created with timing disabled");
   if (start->op == nullptr || stop->op == nullptr)

@@ -5,11 +5,15 @@
 // maps onto libhipkit_cpu's hkrt_* functions, the runtime the Python API uses,
 // and returns HIP's error codes.  As in HIP, a call that fails also becomes
 // the calling thread's last error (hipGetLastError); errors raised inside a
-// kernel are sticky: every later call returns them until hipDeviceReset().
+// kernel are sticky: every later call on that device returns them until its
+// hipDeviceReset().
 //
-// The CPU is one device, 0.  Device and host memory are both host memory, so
-// a device pointer can be dereferenced on the host and managed memory is
-// ordinary memory; copies still run on streams, in order.
+// The CPU is HIPKIT_CPU_DEVICES devices (one by default), which the program
+// numbers as HIP_VISIBLE_DEVICES says (program_visible.h); each thread has a
+// current device (hipSetDevice), whose index the runtime's calls are given.
+// Device and host memory are all host memory, so a device pointer can be
+// dereferenced on the host, and by any device's kernels, and managed memory
+// is ordinary memory; copies still run on streams, in order.
 //
 // Here: errors, devices, streams and events; program_memory.h: memory, copies
 // and device globals; program_launch.h: launches, kernel attributes, occupancy;
@@ -29,7 +33,7 @@
 
 namespace __hk {
 
-// The calling thread's last error and current device (one for the program).
+// The calling thread's last error and current device (the program's number).
 inline thread_local hipError_t last_error = hipSuccess;
 inline thread_local int current_device = 0;
 
@@ -40,11 +44,21 @@ inline hipError_t result(int code) {
   return static_cast<hipError_t>(code);
 }
 
+// Checks the program's device number `device`: hipErrorNoDevice if none is
+// visible, hipErrorInvalidDevice if it is not one of them.
 inline hipError_t check_device(int device) {
-  if (int code = hkrt_init(0, 0)) return result(code);
-  if (!device_visible()) return result(hipErrorNoDevice);
-  return device == 0 ? hipSuccess : result(hipErrorInvalidDevice);
+  if (int code = hkrt_init(0, 0, 0)) return result(code);
+  if (visible().count == 0) return result(hipErrorNoDevice);
+  return device >= 0 && device < visible().count ? hipSuccess : result(hipErrorInvalidDevice);
 }
+
+// The runtime's index of the program's device `device` (checked first), or
+// -1 (which the runtime refuses) if it is none.
+inline int native(int device) {
+  return device >= 0 && device < visible().count ? visible().native[device] : -1;
+}
+// The runtime's index of the calling thread's current device.
+inline int current() { return native(current_device); }
 
 }  // namespace __hk
 
@@ -120,7 +134,7 @@ inline hipError_t hipGetDeviceCount(int* count) {
     *count = 0;
     return code;
   }
-  *count = 1;
+  *count = __hk::visible().count;
   return hipSuccess;
 }
 
@@ -151,7 +165,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   if (prop == nullptr) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
   hkrt_device_info info;
-  if (int code = hkrt_get_device_info(&info)) return __hk::result(code);
+  if (int code = hkrt_get_device_info(__hk::native(device), &info)) return __hk::result(code);
   memset(prop, 0, sizeof(*prop));
   snprintf(prop->name, sizeof(prop->name), "%s", info.name);
   snprintf(prop->gcnArchName, sizeof(prop->gcnArchName), "%s", info.arch);
@@ -264,17 +278,18 @@ inline hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t
 
 inline hipError_t hipDeviceSynchronize(void) {
   __HK_API_CALL();
-  return __hk::result(hkrt_device_synchronize());
+  return __hk::result(hkrt_device_synchronize(__hk::current()));
 }
+// The current device only: the others keep their memory, streams and errors.
 inline hipError_t hipDeviceReset(void) {
   __HK_API_CALL();
-  return __hk::result(hkrt_device_reset());
+  return __hk::result(hkrt_device_reset(__hk::current()));
 }
 
 // Settings that change nothing on the CPU: accepted.
 inline hipError_t hipSetDeviceFlags(unsigned int) {
   __HK_API_CALL();
-  return __hk::check_device(0);
+  return __hk::check_device(__hk::current_device);
 }
 inline hipError_t hipGetDeviceFlags(unsigned int* flags) {
   __HK_API_CALL();
@@ -297,31 +312,34 @@ inline hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig) {
   return hipSuccess;
 }
 
-// One device: it has no peer (as the Python API's CPU platform says).
+// Any two distinct CPU devices are peers: they share one address space.
 inline hipError_t hipDeviceCanAccessPeer(int* can_access, int device, int peer) {
   __HK_API_CALL();
   if (can_access == nullptr) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
   if (hipError_t code = __hk::check_device(peer)) return code;
-  *can_access = 0;
-  return hipSuccess;
+  return __hk::result(
+      hkrt_device_can_access_peer(can_access, __hk::native(device), __hk::native(peer)));
 }
 inline hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
   __HK_API_CALL();
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
   if (hipError_t code = __hk::check_device(peer)) return code;
-  (void)flags;
-  return __hk::result(hipErrorInvalidValue);  // a device cannot be its own peer
+  return __hk::result(
+      hkrt_device_enable_peer_access(__hk::current(), __hk::native(peer), flags));
 }
 inline hipError_t hipDeviceDisablePeerAccess(int peer) {
   __HK_API_CALL();
-  return hipDeviceEnablePeerAccess(peer, 0);
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
+  if (hipError_t code = __hk::check_device(peer)) return code;
+  return __hk::result(hkrt_device_disable_peer_access(__hk::current(), __hk::native(peer)));
 }
 
 // ---- Streams and events ------------------------------------------------------------
 
 inline hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
   __HK_API_CALL();
-  return __hk::result(hkrt_stream_create(stream, flags));
+  return __hk::result(hkrt_stream_create(__hk::current(), stream, flags));
 }
 inline hipError_t hipStreamCreate(hipStream_t* stream) {
   __HK_API_CALL();
@@ -344,20 +362,20 @@ inline hipError_t hipStreamDestroy(hipStream_t stream) {
 }
 inline hipError_t hipStreamSynchronize(hipStream_t stream) {
   __HK_API_CALL();
-  return __hk::result(hkrt_stream_synchronize(stream));
+  return __hk::result(hkrt_stream_synchronize(__hk::current(), stream));
 }
 inline hipError_t hipStreamQuery(hipStream_t stream) {
   __HK_API_CALL();
-  return __hk::result(hkrt_stream_query(stream));
+  return __hk::result(hkrt_stream_query(__hk::current(), stream));
 }
 inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags = 0) {
   __HK_API_CALL();
-  return __hk::result(hkrt_stream_wait_event(stream, event, flags));
+  return __hk::result(hkrt_stream_wait_event(__hk::current(), stream, event, flags));
 }
 
 inline hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags) {
   __HK_API_CALL();
-  return __hk::result(hkrt_event_create(event, flags));
+  return __hk::result(hkrt_event_create(__hk::current(), event, flags));
 }
 inline hipError_t hipEventCreate(hipEvent_t* event) {
   __HK_API_CALL();
@@ -369,7 +387,7 @@ inline hipError_t hipEventDestroy(hipEvent_t event) {
 }
 inline hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream = nullptr) {
   __HK_API_CALL();
-  return __hk::result(hkrt_event_record(event, stream));
+  return __hk::result(hkrt_event_record(__hk::current(), event, stream));
 }
 inline hipError_t hipEventSynchronize(hipEvent_t event) {
   __HK_API_CALL();

@@ -64,7 +64,7 @@ inline hipError_t launch_args(const hk_kernel_desc* desc, const dim3& grid, cons
                               size_t shared, hipStream_t stream, void** args) {
   if (shared > UINT32_MAX) return result(hipErrorInvalidConfiguration);
   const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  return result(hkrt_launch(desc, g, b, static_cast<uint32_t>(shared), stream, args));
+  return result(hkrt_launch(current(), desc, g, b, static_cast<uint32_t>(shared), stream, args));
 }
 
 struct launch_config {
@@ -228,7 +228,7 @@ inline hipError_t potential_block_size(int* grid_size, int* block_size,
   hkrt_function_attributes a;
   if (hipError_t code = attributes(desc, &a)) return code;
   hkrt_device_info info;
-  if (int code = hkrt_get_device_info(&info)) return result(code);
+  if (int code = hkrt_get_device_info(current(), &info)) return result(code);
   if (a.static_shared_bytes + dynamic_shared > 65536) return result(hipErrorInvalidValue);
   int size = static_cast<int>(a.max_threads_per_block);
   if (limit > 0 && limit < size) size = limit;

@@ -23,7 +23,7 @@ inline hipError_t registered_symbol(const void* symbol, size_t size, size_t offs
 
 inline hipError_t copy(void* dst, const void* src, size_t bytes, int kind, hipStream_t stream,
                        int async) {
-  return result(hkrt_memcpy(dst, src, bytes, kind, stream, async));
+  return result(hkrt_memcpy(current(), dst, src, bytes, kind, stream, async));
 }
 
 inline hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -42,8 +42,8 @@ inline hipError_t set_2d(void* dst, size_t pitch, int value, size_t width, size_
                          hipStream_t stream, int async) {
   if (width > pitch) return result(hipErrorInvalidPitchValue);
   for (size_t row = 0; row < height; ++row) {
-    int code = hkrt_memset(static_cast<char*>(dst) + row * pitch, uint32_t(value) & 0xffu, width,
-                           1, stream, async);
+    int code = hkrt_memset(current(), static_cast<char*>(dst) + row * pitch,
+                           uint32_t(value) & 0xffu, width, 1, stream, async);
     if (code != hipSuccess) return result(code);
   }
   return hipSuccess;
@@ -55,7 +55,8 @@ inline hipError_t set_2d(void* dst, size_t pitch, int value, size_t width, size_
 
 inline hipError_t hipMalloc(void** ptr, size_t size) {
   __HK_API_CALL();
-  return __hk_api_call.allocated(__hk::result(hkrt_malloc(ptr, size)), ptr, size, false);
+  return __hk_api_call.allocated(__hk::result(hkrt_malloc(__hk::current(), ptr, size)), ptr, size,
+                                 false);
 }
 inline hipError_t hipFree(void* ptr) {
   __HK_API_CALL();
@@ -66,12 +67,15 @@ inline hipError_t hipMallocManaged(void** ptr, size_t size,
   __HK_API_CALL();
   if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
     return __hk::result(hipErrorInvalidValue);
-  return __hk_api_call.allocated(__hk::result(hkrt_malloc(ptr, size)), ptr, size, false);
+  return __hk_api_call.allocated(__hk::result(hkrt_malloc(__hk::current(), ptr, size)), ptr, size,
+                                 false);
 }
 inline hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
   __HK_API_CALL();
   (void)flags;  // every kind of host memory is the same on the CPU
-  return __hk_api_call.allocated(__hk::result(hkrt_host_malloc(ptr, size)), ptr, size, true);
+  // The current device's, as CUDA's: its reset frees it.
+  return __hk_api_call.allocated(__hk::result(hkrt_host_malloc(__hk::current(), ptr, size)), ptr,
+                                 size, true);
 }
 inline hipError_t hipMallocHost(void** ptr, size_t size) {
   __HK_API_CALL();
@@ -135,18 +139,22 @@ inline hipError_t hipHostUnregister(void* ptr) {
 inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
   __HK_API_CALL();
   if (attributes == nullptr || ptr == nullptr) return __hk::result(hipErrorInvalidValue);
-  if (int code = hkrt_init(0, 0)) return __hk::result(code);
   memset(attributes, 0, sizeof(*attributes));
-  const int kind = hkrt_pointer_kind(ptr);
+  int kind = 0, owner = -1;
+  if (int code = hkrt_pointer_info(ptr, &kind, &owner)) return __hk::result(code);
   attributes->type = kind == 1 ? hipMemoryTypeDevice : kind == 2 ? hipMemoryTypeHost
                                                                  : hipMemoryTypeUnregistered;
+  // The device whose memory it is; other memory, the current device (as HIP
+  // reports for host memory).
+  const int ordinal = owner >= 0 ? __hk::ordinal_of(owner) : -1;
+  attributes->device = ordinal >= 0 ? ordinal : __hk::current_device;
   attributes->devicePointer = attributes->hostPointer = const_cast<void*>(ptr);
   return hipSuccess;
 }
 
 inline hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   __HK_API_CALL();
-  return __hk::result(hkrt_mem_get_info(free_bytes, total_bytes));
+  return __hk::result(hkrt_mem_get_info(__hk::current(), free_bytes, total_bytes));
 }
 
 typedef void* hipDeviceptr_t;
@@ -198,55 +206,61 @@ inline hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, si
   __HK_API_CALL();
   return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
 }
+// Serialized with the work queued on both devices' null streams; the
+// asynchronous form with `stream` only (of any device; 0: the current one's).
 inline hipError_t hipMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
                                 size_t bytes) {
   __HK_API_CALL();
   if (hipError_t code = __hk::check_device(dst_device)) return code;
   if (hipError_t code = __hk::check_device(src_device)) return code;
-  return hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice);
+  return __hk::result(hkrt_memcpy_peer(dst, __hk::native(dst_device), src, __hk::native(src_device),
+                                       bytes, __hk::current(), nullptr, 0));
 }
 inline hipError_t hipMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
                                      size_t bytes, hipStream_t stream = nullptr) {
   __HK_API_CALL();
   if (hipError_t code = __hk::check_device(dst_device)) return code;
   if (hipError_t code = __hk::check_device(src_device)) return code;
-  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
+  return __hk::result(hkrt_memcpy_peer(dst, __hk::native(dst_device), src, __hk::native(src_device),
+                                       bytes, __hk::current(), stream, 1));
 }
 
 inline hipError_t hipMemset(void* dst, int value, size_t bytes) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, nullptr, 0));
+  return __hk::result(
+      hkrt_memset(__hk::current(), dst, uint32_t(value) & 0xffu, bytes, 1, nullptr, 0));
 }
 inline hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t stream = nullptr) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, uint32_t(value) & 0xffu, bytes, 1, stream, 1));
+  return __hk::result(
+      hkrt_memset(__hk::current(), dst, uint32_t(value) & 0xffu, bytes, 1, stream, 1));
 }
 inline hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, value, count, 1, nullptr, 0));
+  return __hk::result(hkrt_memset(__hk::current(), dst, value, count, 1, nullptr, 0));
 }
 inline hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, value, count, 2, nullptr, 0));
+  return __hk::result(hkrt_memset(__hk::current(), dst, value, count, 2, nullptr, 0));
 }
 inline hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, nullptr, 0));
+  return __hk::result(hkrt_memset(__hk::current(), dst, uint32_t(value), count, 4, nullptr, 0));
 }
 inline hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
                                    hipStream_t stream = nullptr) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, value, count, 1, stream, 1));
+  return __hk::result(hkrt_memset(__hk::current(), dst, value, count, 1, stream, 1));
 }
 inline hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
                                     hipStream_t stream = nullptr) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, value, count, 2, stream, 1));
+  return __hk::result(hkrt_memset(__hk::current(), dst, value, count, 2, stream, 1));
 }
 inline hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
                                     hipStream_t stream = nullptr) {
   __HK_API_CALL();
-  return __hk::result(hkrt_memset(dst, uint32_t(value), count, 4, stream, 1));
+  return __hk::result(hkrt_memset(__hk::current(), dst, uint32_t(value), count, 4, stream, 1));
 }
 inline hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
   __HK_API_CALL();

@@ -3,7 +3,9 @@
 // A module is a kernel module as hipkit's CPU compiler makes it for the
 // Python API (a shared object): the code hiprtcGetCode gives, in a program or
 // in Python, or the file of hipkit.compile(...).binary.path.  Each load is an
-// instance of its own, with its own __device__ variables.  Functions are
+// instance of its own, with its own __device__ variables, on the current
+// device: its functions launch there only (hipErrorInvalidHandle on another,
+// as a GPU's module is its context's).  Functions are
 // found by name, name expression ("scale<float>") or lowered name;
 // hipModuleLaunchKernel takes the arguments as kernelParams (a pointer to
 // each) or packed into one buffer through `extra` (each at the next offset
@@ -80,7 +82,7 @@ inline void jit_log(void* buffer, void** size_value, const char* text) {
 inline hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
   __HK_API_CALL();
   if (module == nullptr || image == nullptr) return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_module_load_image(image, 0, module));
+  return __hk::result(hkrt_module_load_image(__hk::current(), image, 0, module));
 }
 
 inline hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image,
@@ -106,7 +108,7 @@ inline hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image,
 inline hipError_t hipModuleLoad(hipModule_t* module, const char* fname) {
   __HK_API_CALL();
   if (module == nullptr || fname == nullptr) return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_module_load_file(fname, module));
+  return __hk::result(hkrt_module_load_file(__hk::current(), fname, module));
 }
 
 inline hipError_t hipModuleUnload(hipModule_t module) {
@@ -162,7 +164,8 @@ inline hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
   const uint32_t grid[3] = {gridDimX, gridDimY, gridDimZ};
   const uint32_t block[3] = {blockDimX, blockDimY, blockDimZ};
   if (extra == nullptr)
-    return __hk::result(hkrt_launch(f, grid, block, sharedMemBytes, stream, kernelParams));
+    return __hk::result(
+        hkrt_launch(__hk::current(), f, grid, block, sharedMemBytes, stream, kernelParams));
   if (kernelParams != nullptr) return __hk::result(hipErrorInvalidValue);  // one or the other
   const void* buffer = nullptr;
   const size_t* size = nullptr;
@@ -175,7 +178,8 @@ inline hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
       return __hk::result(hipErrorInvalidValue);
   }
   if (buffer == nullptr || size == nullptr) return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_launch_packed(f, grid, block, sharedMemBytes, stream, buffer, *size));
+  return __hk::result(hkrt_launch_packed(__hk::current(), f, grid, block, sharedMemBytes, stream,
+                                         buffer, *size));
 }
 
 #endif  // HIPKIT_CPU_PROGRAM_MODULE_H

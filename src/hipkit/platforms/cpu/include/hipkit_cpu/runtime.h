@@ -5,10 +5,18 @@
 // onto these).  Every function
 // is thread-safe and returns a hipError_t value (HIP's numbering).
 //
+// The host's cores form HIPKIT_CPU_DEVICES devices (default 1), numbered from
+// 0: each has its own worker threads, memory accounting, streams, events,
+// modules, sticky error and reset.  The runtime has no current device: a
+// function that needs one takes its index (`device`), and where a stream
+// argument is NULL it means that device's null stream.  Indices are the
+// runtime's own; HIP_VISIBLE_DEVICES is applied above (program_visible.h,
+// the Python API), and -1 there means that none is visible: hipErrorNoDevice.
+//
 // Errors raised by a running kernel (illegal address, device assert, trap)
 // are *sticky*, as on a GPU: the launch itself returned hipSuccess, and the
 // error is returned by the next synchronizing call and by every later call
-// that uses the device, until hkrt_device_reset().
+// that uses the device, until hkrt_device_reset() of that device.
 #ifndef HIPKIT_CPU_RUNTIME_H
 #define HIPKIT_CPU_RUNTIME_H
 
@@ -29,6 +37,7 @@ enum {
   HKRT_ERROR_INVALID_DEVICE_POINTER = 17,
   HKRT_ERROR_INVALID_MEMCPY_DIRECTION = 21,
   HKRT_ERROR_INVALID_DEVICE_FUNCTION = 98,
+  HKRT_ERROR_NO_DEVICE = 100,
   HKRT_ERROR_INVALID_DEVICE = 101,
   HKRT_ERROR_INVALID_IMAGE = 200,
   HKRT_ERROR_FILE_NOT_FOUND = 301,
@@ -38,6 +47,8 @@ enum {
   HKRT_ERROR_NOT_READY = 600,
   HKRT_ERROR_ILLEGAL_ADDRESS = 700,
   HKRT_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  HKRT_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+  HKRT_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
   HKRT_ERROR_ASSERT = 710,
   HKRT_ERROR_LAUNCH_FAILURE = 719,
   HKRT_ERROR_NOT_SUPPORTED = 801,
@@ -63,15 +74,15 @@ typedef struct hkrt_event hkrt_event;
 typedef struct hkrt_module hkrt_module;
 
 typedef struct hkrt_device_info {
-  char name[256];              // CPU model name
+  char name[256];              // CPU model name, and "(CPU device D of N)" when N > 1
   char arch[64];               // target name, e.g. "x86_64" (gcnArchName's place)
-  uint64_t total_global_mem;   // physical memory
+  uint64_t total_global_mem;   // the device's share of physical memory (all of it / N)
   uint32_t warp_size;
   uint32_t max_threads_per_block;   // 1024
   uint32_t max_threads_dim[3];      // 1024, 1024, 1024
   uint32_t max_grid_size[3];        // 2^31-1, 65535, 65535
   uint32_t shared_mem_per_block;    // 65536
-  uint32_t multiprocessor_count;    // worker threads
+  uint32_t multiprocessor_count;    // the device's worker threads
   uint32_t clock_rate_khz;
   uint32_t l2_cache_size;
   uint32_t total_const_mem;
@@ -88,54 +99,88 @@ typedef struct hkrt_function_attributes {
 } hkrt_function_attributes;
 
 // Start the runtime.  warp_size: 32 or 64 (0: HIPKIT_CPU_WARP_SIZE or 64);
-// num_threads: worker threads (0: HIPKIT_CPU_THREADS or the number of cores).
-// Idempotent; a later call with different non-zero values is
-// hipErrorInvalidValue.
-int hkrt_init(uint32_t warp_size, uint32_t num_threads);
-int hkrt_get_device_info(hkrt_device_info* out);
+// num_threads: worker threads of all devices together (0: HIPKIT_CPU_THREADS
+// or the number of cores), divided among the devices, each getting at least
+// one; num_devices: 1 to 64 (0: HIPKIT_CPU_DEVICES or 1).  Idempotent; a
+// later call with different non-zero values is hipErrorInvalidValue.
+int hkrt_init(uint32_t warp_size, uint32_t num_threads, uint32_t num_devices);
+int hkrt_device_count(int* count);
+int hkrt_get_device_info(int device, hkrt_device_info* out);
 
 // A message with details of the last error returned to this host thread
 // (faulting address, failed assertion, compile problem ...), or "".
 const char* hkrt_last_error_detail(void);
-// The sticky error, or hipSuccess; does not clear it.
-int hkrt_sticky_error(void);
+// The device's sticky error, or hipSuccess; does not clear it.
+int hkrt_sticky_error(int device);
 
-int hkrt_malloc(void** ptr, size_t size);          // size 0 gives NULL, success
+// Memory of `device`, counted against its share of the host's memory (more is
+// hipErrorOutOfMemory); size 0 gives NULL, success.
+int hkrt_malloc(int device, void** ptr, size_t size);
 int hkrt_free(void* ptr);                          // NULL is a no-op
-int hkrt_host_malloc(void** ptr, size_t size);
+// Pinned host memory, freed by `device`'s reset; device -1: by no reset.
+int hkrt_host_malloc(int device, void** ptr, size_t size);
 int hkrt_host_free(void* ptr);
-// 1 if ptr lies in memory from hkrt_malloc, 2 if from hkrt_host_malloc, else 0.
-int hkrt_pointer_kind(const void* ptr);
-int hkrt_mem_get_info(size_t* free_bytes, size_t* total_bytes);
+// *kind: 1 if ptr lies in memory from hkrt_malloc, 2 if from hkrt_host_malloc,
+// else 0; *device: the device that owns that memory, else -1.  Either may be NULL.
+int hkrt_pointer_info(const void* ptr, int* kind, int* device);
+// total: the device's share of the host's memory; free: what is left of it
+// after the device's allocations, at most what the host has available.
+int hkrt_mem_get_info(int device, size_t* free_bytes, size_t* total_bytes);
 
-// Ordered on `stream` (async != 0) or synchronous with respect to the host.
-int hkrt_memcpy(void* dst, const void* src, size_t bytes, int kind,
+// Ordered on `stream` (async != 0) or synchronous with respect to the host;
+// `stream` may be another device's (the copy runs on that device, as in
+// HIP).  A synchronous copy touching memory of another device than the
+// stream's also waits for what that device's null stream would wait for.
+int hkrt_memcpy(int device, void* dst, const void* src, size_t bytes, int kind,
                 hkrt_stream* stream, int async);
+// A copy from src_device's memory to dst_device's, on `stream` (NULL:
+// `device`'s null stream).  Synchronous, it first waits for what the null
+// streams of both devices would wait for (hipMemcpyPeer); asynchronous, it is
+// ordered on `stream` only (hipMemcpyPeerAsync).
+int hkrt_memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
+                     int device, hkrt_stream* stream, int async);
 // Sets `count` elements of elem_size bytes (1, 2 or 4) to `value`.
-int hkrt_memset(void* dst, uint32_t value, size_t count, uint32_t elem_size,
+int hkrt_memset(int device, void* dst, uint32_t value, size_t count, uint32_t elem_size,
                 hkrt_stream* stream, int async);
 
-int hkrt_stream_create(hkrt_stream** out, unsigned int flags);
+int hkrt_stream_create(int device, hkrt_stream** out, unsigned int flags);
 int hkrt_stream_destroy(hkrt_stream* stream);
-int hkrt_stream_synchronize(hkrt_stream* stream);
-int hkrt_stream_query(hkrt_stream* stream);        // hipSuccess or hipErrorNotReady
-int hkrt_stream_wait_event(hkrt_stream* stream, hkrt_event* event, unsigned int flags);
+int hkrt_stream_synchronize(int device, hkrt_stream* stream);
+int hkrt_stream_query(int device, hkrt_stream* stream);   // hipSuccess or hipErrorNotReady
+// The event may be another device's: streams of one device can wait for work
+// of another.
+int hkrt_stream_wait_event(int device, hkrt_stream* stream, hkrt_event* event,
+                           unsigned int flags);
 
-int hkrt_event_create(hkrt_event** out, unsigned int flags);
+int hkrt_event_create(int device, hkrt_event** out, unsigned int flags);
 int hkrt_event_destroy(hkrt_event* event);
-int hkrt_event_record(hkrt_event* event, hkrt_stream* stream);
+// `stream` must be of the event's device (else hipErrorInvalidHandle).
+int hkrt_event_record(int device, hkrt_event* event, hkrt_stream* stream);
 int hkrt_event_synchronize(hkrt_event* event);
 int hkrt_event_query(hkrt_event* event);
+// Events of two devices: hipErrorInvalidHandle.
 int hkrt_event_elapsed_time(float* ms, hkrt_event* start, hkrt_event* stop);
 
-int hkrt_device_synchronize(void);
-// Clears the sticky error, waits for and destroys all streams, events,
-// modules and allocations (as hipDeviceReset).
-int hkrt_device_reset(void);
-// Incremented by every hkrt_device_reset(), so callers can tell stale handles.
-uint64_t hkrt_reset_generation(void);
+int hkrt_device_synchronize(int device);
+// Clears the device's sticky error, waits for and destroys its streams,
+// events, modules and allocations, and ends its peer access (as
+// hipDeviceReset); the other devices keep theirs.
+int hkrt_device_reset(int device);
+// Incremented by every hkrt_device_reset() of the device, so callers can tell
+// stale handles.
+uint64_t hkrt_reset_generation(int device);
 
-int hkrt_module_load(const char* path, hkrt_module** out);
+// Peer access (hipDeviceCanAccessPeer & co.): possible between any two
+// distinct devices, which share one address space.
+int hkrt_device_can_access_peer(int* can_access, int device, int peer);
+// hipErrorPeerAccessAlreadyEnabled the second time; hipErrorInvalidDevice
+// for device == peer.
+int hkrt_device_enable_peer_access(int device, int peer, unsigned int flags);
+// hipErrorPeerAccessNotEnabled unless enabled.
+int hkrt_device_disable_peer_access(int device, int peer);
+
+// Loads a kernel module on `device`: its kernels launch there only.
+int hkrt_module_load(int device, const char* path, hkrt_module** out);
 int hkrt_module_unload(hkrt_module* module);
 int hkrt_module_get_function(hkrt_module* module, const char* name,
                              const hk_kernel_desc** out);
@@ -144,16 +189,17 @@ int hkrt_function_get_attributes(const hk_kernel_desc* function,
 int hkrt_module_get_global(hkrt_module* module, const char* name, void** ptr,
                            size_t* size);
 
-// Launch `function` on `stream`.  args[i] points to the i-th argument.
-// Besides hipSuccess and errors, a launch that succeeded may answer
-// HK_ACTIVITY_READ_SOON, but only to a caller that asked for it
-// (hk_activity_notify, runtime/activity.h).
-int hkrt_launch(const hk_kernel_desc* function, const uint32_t grid[3],
+// Launch `function` on `device`, on `stream`: a stream of another device, or a
+// function of a module loaded on another device, is hipErrorInvalidHandle.
+// args[i] points to the i-th argument.  Besides hipSuccess and errors, a
+// launch that succeeded may answer HK_ACTIVITY_READ_SOON, but only to a
+// caller that asked for it (hk_activity_notify, runtime/activity.h).
+int hkrt_launch(int device, const hk_kernel_desc* function, const uint32_t grid[3],
                 const uint32_t block[3], uint32_t dynamic_shared_bytes,
                 hkrt_stream* stream, void** args);
 // The same with arguments packed into one buffer, each at the next offset
 // aligned to its parameter's alignment (as CUDA's parameter buffer).
-int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
+int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_t grid[3],
                        const uint32_t block[3], uint32_t dynamic_shared_bytes,
                        hkrt_stream* stream, const void* arg_buffer,
                        size_t arg_bytes);
@@ -164,7 +210,8 @@ int hkrt_launch_packed(const hk_kernel_desc* function, const uint32_t grid[3],
 // its kernels and device globals when the program starts.
 
 // Registers a unit's kernels (by their host-side function, desc->symbol) and
-// device globals, and starts the runtime with the unit's warp size.
+// device globals, and starts the runtime with the unit's warp size.  They are
+// every device's: one copy of each global serves all devices.
 int hkrt_program_register(const hk_module_desc* unit);
 // The kernel whose function is `symbol`: the registered one or else, if
 // `generic` is not NULL, a descriptor made from `generic` for this symbol and

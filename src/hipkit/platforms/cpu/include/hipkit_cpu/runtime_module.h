@@ -15,14 +15,15 @@
 extern "C" {
 #endif
 
-// Loads a kernel module from its bytes (a module.so, as hiprtcGetCode gives
-// it).  `size` 0: `image` is an ELF file, whose headers give its size.  Each
-// load is an instance of its own, with its own __device__ variables, as in
-// HIP.  Bytes that are not a kernel module are hipErrorInvalidImage.
-int hkrt_module_load_image(const void* image, size_t size, hkrt_module** out);
+// Loads a kernel module on `device` from its bytes (a module.so, as
+// hiprtcGetCode gives it).  `size` 0: `image` is an ELF file, whose headers
+// give its size.  Each load is an instance of its own, with its own
+// __device__ variables, as in HIP.  Bytes that are not a kernel module are
+// hipErrorInvalidImage.
+int hkrt_module_load_image(int device, const void* image, size_t size, hkrt_module** out);
 // The same with the bytes of the file `path` (hkrt_module_load shares one
 // instance among the loads of a file, as dlopen does).
-int hkrt_module_load_file(const char* path, hkrt_module** out);
+int hkrt_module_load_file(int device, const char* path, hkrt_module** out);
 // Unloads a module of hkrt_module_load_image or hkrt_module_load_file.
 int hkrt_module_unload_image(hkrt_module* module);
 
