@@ -38,6 +38,9 @@ static constexpr int __hk_warp_size = 32;
 // header, and this cuts its cost several-fold.
 #define __HK_INLINE __device__ __forceinline__
 #define __HK_FN template <class = void> __HK_INLINE
+// The operators of the types the portable headers define (vector_ops.h),
+// inlined too.
+#define __HK_DEVICE __HK_INLINE
 
 #include "libc.h"
 #include "hipkit_portable/traits.h"
