@@ -48,9 +48,12 @@
 // kernel uses.  Every kernel compile pays for this header; this halves it.
 #define __HK_LAZY template <class = void> inline
 #define __HK_FN __HK_LAZY __attribute__((always_inline))
-// The operators of the types the portable headers define (vector_ops.h):
-// plain C++ here, which the compiler inlines as it sees fit.
+// The operators and conversions of the types the portable headers define
+// (vector_ops.h, half.h), and those the GPU platforms' host code calls too:
+// plain C++ here, which the compiler inlines as it sees fit (forcing it grew
+// code using __half several-fold).
 #define __HK_DEVICE
+#define __HK_HOST_DEVICE
 
 constexpr int warpSize = __HK_WARP_SIZE;
 
@@ -59,6 +62,7 @@ constexpr int warpSize = __HK_WARP_SIZE;
 namespace __hk {
 using std::enable_if;
 using std::is_arithmetic;
+using std::is_integral;
 using std::remove_cv;
 }  // namespace __hk
 

@@ -18,7 +18,7 @@
                                                      lane, width))};                           \
   }                                                                                            \
   __HK_FN __half2 op(unsigned int mask, __half2 var, arg, int width = warpSize) {              \
-    return __half2::__hk_from_bits(op(mask, var.__hk_bits(), lane, width));                    \
+    return __hk::half2_from_bits(op(mask, __hk::half2_bits(var), lane, width));                \
   }
 __HK_SHFL_SYNC_16(__shfl_sync, int lane)
 __HK_SHFL_SYNC_16(__shfl_up_sync, unsigned int lane)
