@@ -29,7 +29,7 @@ from hipkit.hipify import table
 from hipkit.platforms.base.platform import PORTABLE_INCLUDE_DIR
 from hipkit.platforms.nvidia.toolchain import PROGRAM_INCLUDE_DIR
 from hipkit.platforms.nvidia.toolkit import find_nvcc, find_nvrtc
-from hipkit.tables import NVIDIA_PROGRAM_INCLUDE_DIR
+from hipkit.tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 
 # Compiled by the program at run time: a header of its own (real.h), a template
 # kernel instantiated by name expressions, a __device__ variable, HIP's warpSize,
@@ -577,7 +577,7 @@ def test_nvidia_hiprtc_needs_nvrtc_and_hipkit_cc(tmp_path, monkeypatch, capsys):
         assert status == 0
     else:
         assert status == 1 and "hiprtc needs NVRTC" in capsys.readouterr().err
-    includes = [f"-I{d}" for d in (PROGRAM_INCLUDE_DIR, NVIDIA_PROGRAM_INCLUDE_DIR, PORTABLE_INCLUDE_DIR)]
+    includes = [f"-I{d}" for d in (PROGRAM_INCLUDE_DIR, TABLES_INCLUDE_DIR, PORTABLE_INCLUDE_DIR)]
     bare = subprocess.run(
         [nvcc, "-x", "cu", "-E", *includes, "uses_rtc.hip"],
         capture_output=True,

@@ -4,12 +4,13 @@
   support status (read by :mod:`.names`); and ``arguments.tsv``: hipify-clang's
   argument rewrites.  Made from a HIPIFY checkout by :mod:`.make_hipify_tables`
   (``python -m hipkit.tables.make_hipify_tables PATH_TO_HIPIFY``).
-- ``nvidia_program/hipkit_nvidia_program/*.h``: HIP's host API as CUDA's for
-  programs built by ``hipkit cc --platform nvidia`` (names, error numbers, the
-  module API, hiprtc), on that platform's include path
-  (:data:`NVIDIA_PROGRAM_INCLUDE_DIR`).  Made from ``names.tsv``, hipkit's error
-  table and the NVIDIA platform's by :mod:`.make_nvidia_headers`
-  (``python -m hipkit.tables.make_nvidia_headers``).
+- ``include/hipkit_nvidia_program/*.h``: HIP's host API as CUDA's for programs
+  built by ``hipkit cc --platform nvidia`` (names, the error functions, the module
+  API, hiprtc); and ``include/hipkit_tables/hip_errors.h``: ``hipError_t`` with
+  HIP's numbers, names and words, for the programs of the CPU and NVIDIA
+  platforms.  ``include/`` (:data:`INCLUDE_DIR`) is on those programs' include
+  path.  Made from ``names.tsv``, hipkit's error table and the NVIDIA platform's
+  by :mod:`.make_nvidia_headers` (``python -m hipkit.tables.make_nvidia_headers``).
 
 No table is edited by hand: each has a test that runs its script and compares
 (``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``).  The scripts are
@@ -24,4 +25,4 @@ from pathlib import Path
 TABLES_DIR = Path(__file__).parent
 NAMES_TSV = TABLES_DIR / "names.tsv"
 ARGUMENTS_TSV = TABLES_DIR / "arguments.tsv"
-NVIDIA_PROGRAM_INCLUDE_DIR = TABLES_DIR / "nvidia_program"
+INCLUDE_DIR = TABLES_DIR / "include"

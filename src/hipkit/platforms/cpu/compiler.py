@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ... import _cache, config, cxx
 from ..._errors import CompileError, CompileOptionError
+from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from ..base.platform import PORTABLE_INCLUDE_DIR
 from . import _lib
 from .transform import INCLUDE_DIR, TransformError, transform
@@ -89,7 +90,8 @@ def _sources_key() -> str:
     here = Path(__file__).parent
     # This module, the transform and what it parses with.
     files = [Path(__file__), *sorted((here / "transform").glob("*.py")), *cxx.source_files()]
-    files += sorted(INCLUDE_DIR.rglob("*.h")) + sorted(PORTABLE_INCLUDE_DIR.rglob("*.h"))
+    for folder in (INCLUDE_DIR, PORTABLE_INCLUDE_DIR, TABLES_INCLUDE_DIR):
+        files += sorted(folder.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
 
 
@@ -172,6 +174,8 @@ def _common_flags(warp_size: int) -> list[str]:
         str(INCLUDE_DIR),
         "-isystem",
         str(PORTABLE_INCLUDE_DIR),
+        "-isystem",
+        str(TABLES_INCLUDE_DIR),  # hipError_t's table (program headers)
     ]
 
 

@@ -71,6 +71,7 @@ class CpuToolchain(Toolchain):
         "platforms/base",
         "platforms/cpu",
         "platforms/include",
+        "tables/include",
     )
 
     def __init__(self) -> None:

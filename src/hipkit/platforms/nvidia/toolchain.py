@@ -40,7 +40,7 @@ import shutil
 import subprocess
 
 from ..._errors import CompileError
-from ...tables import NVIDIA_PROGRAM_INCLUDE_DIR
+from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from .._gpu.toolchain import GpuToolchain
 from ..base.options import OptionError, Options
 from ..base.platform import PORTABLE_INCLUDE_DIR
@@ -162,7 +162,7 @@ class NvidiaToolchain(GpuToolchain):
     def compile_flags(self, options: Options) -> list[str]:
         flags = [
             f"-I{PROGRAM_INCLUDE_DIR}",
-            f"-I{NVIDIA_PROGRAM_INCLUDE_DIR}",  # the generated part of the program headers
+            f"-I{TABLES_INCLUDE_DIR}",  # the generated part of the program headers
             f"-I{PORTABLE_INCLUDE_DIR}",
             "-include",
             "hip/hip_runtime.h",

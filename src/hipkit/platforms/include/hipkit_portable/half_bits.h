@@ -1,7 +1,7 @@
 // hipkit: __half's bit casts and moves, with its short names and constants
-// (half_names.h).  Plain C++ on HIP's own device API, shared by the CPU and
-// NVIDIA platforms' device headers, which define __HK_FN and __HK_INLINE and
-// include this; HIP on AMD has these functions itself.
+// (half_names.h).  Plain C++ on HIP's own device API, part of half.h, which
+// the CPU and NVIDIA platforms' device headers include; HIP on AMD has these
+// functions itself.
 #pragma once
 
 #include "hipkit_portable/half_names.h"

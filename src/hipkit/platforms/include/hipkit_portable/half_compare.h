@@ -1,7 +1,7 @@
 // hipkit: __half comparisons, NaN tests, max and min (half_minmax.h).
-// Plain C++ on HIP's own device API, shared by the CPU and NVIDIA platforms'
-// device headers, which define __HK_FN and __HK_INLINE and include this;
-// HIP on AMD has all but max and min itself.
+// Plain C++ on HIP's own device API, part of half.h, which the CPU and NVIDIA
+// platforms' device headers include; HIP on AMD has all but max and min
+// itself.
 #pragma once
 
 // ---- Comparisons -----------------------------------------------------------

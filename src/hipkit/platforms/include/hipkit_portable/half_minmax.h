@@ -1,5 +1,5 @@
 // hipkit: __half max and min, shared by every platform's device headers (the
-// CPU and NVIDIA ones through half_compare.h; HIP on AMD lacks these).
+// CPU and NVIDIA ones through half.h; HIP on AMD lacks these).
 // Written with HIP's own __half2float, __hisnan, __low2half, __high2half
 // and __halves2half2 only: HIP on AMD keeps a __half2's halves as bits in x
 // and y, where the other platforms have __half members.

@@ -11,16 +11,6 @@
 
 __HK_FN unsigned long long __activemask() { return __ballot(1); }
 
-__HK_FN unsigned long long __ballot_sync(unsigned long long mask, int predicate) {
-  return __ballot(predicate) & mask;
-}
-__HK_FN int __any_sync(unsigned long long mask, int predicate) {
-  return (__ballot(predicate) & mask) != 0;
-}
-__HK_FN int __all_sync(unsigned long long mask, int predicate) {
-  return (__ballot(!predicate) & mask) == 0;
-}
-
 // The lanes' earlier writes to memory are visible to each other after it.
 __HK_FN void __syncwarp(unsigned long long = ~0ull) {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
@@ -29,45 +19,15 @@ __HK_FN void __syncwarp(unsigned long long = ~0ull) {
 }
 
 // HIP shuffles 32- and 64-bit types; __half and __half2 go as their bits.
-#define __HK_SHFL_BITS(op, arg)                                                            \
-  __HK_FN __half op(__half var, arg, int width = warpSize) {                               \
-    return __builtin_bit_cast(                                                             \
-        __half, static_cast<unsigned short>(                                               \
-                    op(static_cast<unsigned int>(__builtin_bit_cast(unsigned short, var)), \
-                       lane, width)));                                                     \
-  }                                                                                        \
-  __HK_FN __half2 op(__half2 var, arg, int width = warpSize) {                             \
-    return __builtin_bit_cast(__half2, op(__builtin_bit_cast(unsigned int, var), lane, width)); \
-  }
-__HK_SHFL_BITS(__shfl, int lane)
-__HK_SHFL_BITS(__shfl_up, unsigned int lane)
-__HK_SHFL_BITS(__shfl_down, unsigned int lane)
-__HK_SHFL_BITS(__shfl_xor, int lane)
-#undef __HK_SHFL_BITS
+#define __HK_SHFL_HALF_DECL(op, ...) op(__VA_ARGS__)
+#define __HK_SHFL_HALF_CALL(op, ...) op(__VA_ARGS__)
+#include "hipkit_portable/shfl_half.h"
+#undef __HK_SHFL_HALF_DECL
+#undef __HK_SHFL_HALF_CALL
 
-#define __HK_SHFL_SYNC(T)                                                                \
-  __HK_FN T __shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize) { \
-    return __shfl(var, src_lane, width);                                                 \
-  }                                                                                      \
-  __HK_FN T __shfl_up_sync(unsigned long long, T var, unsigned int delta,                \
-                           int width = warpSize) {                                       \
-    return __shfl_up(var, delta, width);                                                 \
-  }                                                                                      \
-  __HK_FN T __shfl_down_sync(unsigned long long, T var, unsigned int delta,              \
-                             int width = warpSize) {                                     \
-    return __shfl_down(var, delta, width);                                               \
-  }                                                                                      \
-  __HK_FN T __shfl_xor_sync(unsigned long long, T var, int lane_mask, int width = warpSize) { \
-    return __shfl_xor(var, lane_mask, width);                                            \
-  }
-__HK_SHFL_SYNC(int)
-__HK_SHFL_SYNC(unsigned int)
-__HK_SHFL_SYNC(long)
-__HK_SHFL_SYNC(unsigned long)
-__HK_SHFL_SYNC(long long)
-__HK_SHFL_SYNC(unsigned long long)
-__HK_SHFL_SYNC(float)
-__HK_SHFL_SYNC(double)
-__HK_SHFL_SYNC(__half)
-__HK_SHFL_SYNC(__half2)
-#undef __HK_SHFL_SYNC
+// The _sync forms, and votes that count only the mask's lanes.
+#define __HK_WARP_SITE
+#define __HK_WARP_AT
+#include "hipkit_portable/warp_sync.h"
+#undef __HK_WARP_SITE
+#undef __HK_WARP_AT

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 // libstdc++'s <math.h> brings std's float overloads (sqrt(float), abs(float),
 // ...) into the global namespace, as CUDA's headers do.
 #include <math.h>
@@ -47,8 +48,23 @@
 // kernel uses.  Every kernel compile pays for this header; this halves it.
 #define __HK_LAZY template <class = void> inline
 #define __HK_FN __HK_LAZY __attribute__((always_inline))
+// The operators and conversions of the types the portable headers define
+// (vector_ops.h, half.h), and those the GPU platforms' host code calls too:
+// plain C++ here, which the compiler inlines as it sees fit (forcing it grew
+// code using __half several-fold).
+#define __HK_DEVICE
+#define __HK_HOST_DEVICE
 
 constexpr int warpSize = __HK_WARP_SIZE;
+
+// The traits the portable headers name in __hk are <type_traits>' here; the
+// GPU platforms, whose compilers lack it, have hipkit_portable/traits.h.
+namespace __hk {
+using std::enable_if;
+using std::is_arithmetic;
+using std::is_integral;
+using std::remove_cv;
+}  // namespace __hk
 
 #include "hipkit_portable/index.h"
 

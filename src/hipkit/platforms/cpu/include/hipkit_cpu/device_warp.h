@@ -80,57 +80,30 @@ struct site {
 
 }  // namespace __hk
 
-// ---- Shuffles ----------------------------------------------------------------
-// The _sync forms take a 64-bit mask (a 32-bit one converts); as on AMD, the
-// shuffle itself ignores it.
+// ---- Shuffles, votes and masks -----------------------------------------------
+// Masks are 64-bit (bit i is lane i), over the warp's live lanes; the _sync
+// forms are hipkit_portable/warp_sync.h's.
 
-#define __HK_SHFL(T)                                                                    \
-  __HK_FN T __shfl(T var, int src_lane, int width = warpSize,                           \
-                    __hk::site at = __hk::site::here()) {                                   \
+#define __HK_SHFL(T)                                                                       \
+  __HK_FN T __shfl(T var, int src_lane, int width = warpSize,                              \
+                   __hk::site at = __hk::site::here()) {                                   \
     return __hk::shfl(var, __hk::shfl_src_lane(int(__lane_id()), src_lane, width), at.id);  \
-  }                                                                                         \
+  }                                                                                        \
   __HK_FN T __shfl_up(T var, unsigned int delta, int width = warpSize,                     \
-                       __hk::site at = __hk::site::here()) {                                \
+                      __hk::site at = __hk::site::here()) {                                \
     return __hk::shfl(var, __hk::shfl_up_src_lane(int(__lane_id()), delta, width), at.id);  \
-  }                                                                                         \
+  }                                                                                        \
   __HK_FN T __shfl_down(T var, unsigned int delta, int width = warpSize,                   \
-                         __hk::site at = __hk::site::here()) {                              \
+                        __hk::site at = __hk::site::here()) {                              \
     return __hk::shfl(var, __hk::shfl_down_src_lane(int(__lane_id()), delta, width), at.id); \
-  }                                                                                         \
+  }                                                                                        \
   __HK_FN T __shfl_xor(T var, int lane_mask, int width = warpSize,                         \
-                        __hk::site at = __hk::site::here()) {                               \
+                       __hk::site at = __hk::site::here()) {                               \
     return __hk::shfl(var, __hk::shfl_xor_src_lane(int(__lane_id()), lane_mask, width), at.id); \
-  }                                                                                         \
-  __HK_FN T __shfl_sync(unsigned long long, T var, int src_lane, int width = warpSize,     \
-                         __hk::site at = __hk::site::here()) {                              \
-    return __shfl(var, src_lane, width, at);                                                \
-  }                                                                                         \
-  __HK_FN T __shfl_up_sync(unsigned long long, T var, unsigned int delta,                   \
-                            int width = warpSize, __hk::site at = __hk::site::here()) {     \
-    return __shfl_up(var, delta, width, at);                                                \
-  }                                                                                         \
-  __HK_FN T __shfl_down_sync(unsigned long long, T var, unsigned int delta,                 \
-                              int width = warpSize, __hk::site at = __hk::site::here()) {   \
-    return __shfl_down(var, delta, width, at);                                              \
-  }                                                                                         \
-  __HK_FN T __shfl_xor_sync(unsigned long long, T var, int lane_mask,                       \
-                             int width = warpSize, __hk::site at = __hk::site::here()) {    \
-    return __shfl_xor(var, lane_mask, width, at);                                           \
   }
-__HK_SHFL(int)
-__HK_SHFL(unsigned int)
-__HK_SHFL(long)
-__HK_SHFL(unsigned long)
-__HK_SHFL(long long)
-__HK_SHFL(unsigned long long)
-__HK_SHFL(float)
-__HK_SHFL(double)
-__HK_SHFL(__half)
-__HK_SHFL(__half2)
+#include "hipkit_portable/shfl_types.h"
+__HK_SHFL_TYPES(__HK_SHFL)
 #undef __HK_SHFL
-
-// ---- Votes and masks -------------------------------------------------------------
-// Masks are 64-bit (bit i is lane i), over the warp's live lanes.
 
 __HK_FN unsigned long long __ballot(int predicate, __hk::site at = __hk::site::here()) {
   return __hk_fiber_ballot(predicate != 0, at.id);
@@ -145,18 +118,11 @@ __HK_FN unsigned long long __activemask(__hk::site at = __hk::site::here()) {
   return __hk_fiber_activemask(at.id);
 }
 
-__HK_FN unsigned long long __ballot_sync(unsigned long long mask, int predicate,
-                                         __hk::site at = __hk::site::here()) {
-  return __ballot(predicate, at) & mask;
-}
-__HK_FN int __any_sync(unsigned long long mask, int predicate, __hk::site at = __hk::site::here()) {
-  return (__ballot(predicate, at) & mask) != 0;
-}
-// True when no live lane of mask has a false predicate (CUDA's definition:
-// lanes of mask that have exited do not count).
-__HK_FN int __all_sync(unsigned long long mask, int predicate, __hk::site at = __hk::site::here()) {
-  return (__hk_fiber_ballot(predicate == 0, at.id) & mask) == 0;
-}
+#define __HK_WARP_SITE , __hk::site at = __hk::site::here()
+#define __HK_WARP_AT , at
+#include "hipkit_portable/warp_sync.h"
+#undef __HK_WARP_SITE
+#undef __HK_WARP_AT
 
 __HK_FN void __syncwarp(unsigned long long = ~0ull, __hk::site at = __hk::site::here()) {
   __hk_fiber_syncwarp(at.id);

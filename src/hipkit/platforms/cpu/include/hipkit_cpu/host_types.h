@@ -15,82 +15,8 @@
 #define HIP_VERSION_GITHASH "hipkit"
 #define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
 
-// Every hipError_t, with its number and hipGetErrorString's text; the same
-// table as hipkit._errors (a test compares them).
-#define __HK_HIP_ERRORS(X)                                                                        \
-  X(hipSuccess, 0, "no error")                                                                    \
-  X(hipErrorInvalidValue, 1, "invalid argument")                                                  \
-  X(hipErrorOutOfMemory, 2, "out of memory")                                                      \
-  X(hipErrorNotInitialized, 3, "initialization error")                                            \
-  X(hipErrorDeinitialized, 4, "driver shutting down")                                             \
-  X(hipErrorInvalidConfiguration, 9, "invalid configuration argument")                            \
-  X(hipErrorInvalidPitchValue, 12, "invalid pitch argument")                                      \
-  X(hipErrorInvalidSymbol, 13, "invalid device symbol")                                           \
-  X(hipErrorInvalidDevicePointer, 17, "invalid device pointer")                                   \
-  X(hipErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                      \
-  X(hipErrorInsufficientDriver, 35, "driver version is insufficient for runtime version")         \
-  X(hipErrorMissingConfiguration, 52, "__global__ function call is not configured")               \
-  X(hipErrorPriorLaunchFailure, 53, "unspecified launch failure in prior launch")                 \
-  X(hipErrorInvalidDeviceFunction, 98, "invalid device function")                                 \
-  X(hipErrorNoDevice, 100, "no ROCm-capable device is detected")                                  \
-  X(hipErrorInvalidDevice, 101, "invalid device ordinal")                                         \
-  X(hipErrorInvalidImage, 200, "device kernel image is invalid")                                  \
-  X(hipErrorInvalidContext, 201, "invalid device context")                                        \
-  X(hipErrorContextAlreadyCurrent, 202, "unknown error")                                          \
-  X(hipErrorMapFailed, 205, "unknown error")                                                      \
-  X(hipErrorUnmapFailed, 206, "unknown error")                                                    \
-  X(hipErrorArrayIsMapped, 207, "unknown error")                                                  \
-  X(hipErrorAlreadyMapped, 208, "unknown error")                                                  \
-  X(hipErrorNoBinaryForGpu, 209, "no kernel image is available for execution on the device")      \
-  X(hipErrorAlreadyAcquired, 210, "unknown error")                                                \
-  X(hipErrorNotMapped, 211, "unknown error")                                                      \
-  X(hipErrorNotMappedAsArray, 212, "unknown error")                                               \
-  X(hipErrorNotMappedAsPointer, 213, "unknown error")                                             \
-  X(hipErrorECCNotCorrectable, 214, "unknown error")                                              \
-  X(hipErrorUnsupportedLimit, 215, "unknown error")                                               \
-  X(hipErrorContextAlreadyInUse, 216, "unknown error")                                            \
-  X(hipErrorPeerAccessUnsupported, 217, "peer access is not supported between these two devices") \
-  X(hipErrorInvalidKernelFile, 218, "invalid kernel file")                                        \
-  X(hipErrorInvalidGraphicsContext, 219, "unknown error")                                         \
-  X(hipErrorInvalidSource, 300, "device kernel image is invalid")                                 \
-  X(hipErrorFileNotFound, 301, "file not found")                                                  \
-  X(hipErrorSharedObjectSymbolNotFound, 302, "shared object symbol not found")                    \
-  X(hipErrorSharedObjectInitFailed, 303, "shared object initialization failed")                   \
-  X(hipErrorOperatingSystem, 304, "OS call failed or operation not supported on this OS")         \
-  X(hipErrorInvalidHandle, 400, "invalid resource handle")                                        \
-  X(hipErrorIllegalState, 401, "the operation cannot be performed in the present state")          \
-  X(hipErrorNotFound, 500, "named symbol not found")                                              \
-  X(hipErrorNotReady, 600, "device not ready")                                                    \
-  X(hipErrorIllegalAddress, 700, "an illegal memory access was encountered")                      \
-  X(hipErrorLaunchOutOfResources, 701, "too many resources requested for launch")                 \
-  X(hipErrorLaunchTimeOut, 702, "the launch timed out and was terminated")                        \
-  X(hipErrorPeerAccessAlreadyEnabled, 704, "peer access is already enabled")                      \
-  X(hipErrorPeerAccessNotEnabled, 705, "peer access has not been enabled")                        \
-  X(hipErrorSetOnActiveProcess, 708, "unknown error")                                             \
-  X(hipErrorContextIsDestroyed, 709, "context is destroyed")                                      \
-  X(hipErrorAssert, 710, "device-side assert triggered")                                          \
-  X(hipErrorHostMemoryAlreadyRegistered, 712, "unknown error")                                    \
-  X(hipErrorHostMemoryNotRegistered, 713, "unknown error")                                        \
-  X(hipErrorLaunchFailure, 719, "unspecified launch failure")                                     \
-  X(hipErrorCooperativeLaunchTooLarge, 720, "too many blocks in cooperative launch")              \
-  X(hipErrorNotSupported, 801, "operation not supported")                                         \
-  X(hipErrorStreamCaptureUnsupported, 900, "unknown error")                                       \
-  X(hipErrorStreamCaptureInvalidated, 901, "unknown error")                                       \
-  X(hipErrorStreamCaptureMerge, 902, "unknown error")                                             \
-  X(hipErrorStreamCaptureUnmatched, 903, "unknown error")                                         \
-  X(hipErrorStreamCaptureUnjoined, 904, "unknown error")                                          \
-  X(hipErrorStreamCaptureIsolation, 905, "unknown error")                                         \
-  X(hipErrorStreamCaptureImplicit, 906, "unknown error")                                          \
-  X(hipErrorCapturedEvent, 907, "unknown error")                                                  \
-  X(hipErrorStreamCaptureWrongThread, 908, "unknown error")                                       \
-  X(hipErrorGraphExecUpdateFailure, 910, "unknown error")                                         \
-  X(hipErrorUnknown, 999, "unknown error")                                                        \
-  X(hipErrorRuntimeMemory, 1052, "unknown error")                                                 \
-  X(hipErrorRuntimeOther, 1053, "unknown error")
-
-#define __HK_ENUMERATOR(name, value, text) name = value,
-typedef enum hipError_t { __HK_HIP_ERRORS(__HK_ENUMERATOR) } hipError_t;
-#undef __HK_ENUMERATOR
+// hipError_t, generated from hipkit._errors as the NVIDIA platform's programs have it.
+#include "hipkit_tables/hip_errors.h"
 
 typedef enum hipMemcpyKind {
   hipMemcpyHostToHost = HKRT_MEMCPY_HOST_TO_HOST,

@@ -77,22 +77,12 @@ inline hipError_t hipPeekAtLastError(void) {
 
 inline const char* hipGetErrorName(hipError_t error) {
   __HK_API_CALL();
-#define __HK_NAME(name, value, text) \
-  case value:                        \
-    return #name;
-  switch (static_cast<int>(error)) { __HK_HIP_ERRORS(__HK_NAME) }
-#undef __HK_NAME
-  return "hipErrorUnknown";
+  return __hk_error_name(error);
 }
 
 inline const char* hipGetErrorString(hipError_t error) {
   __HK_API_CALL();
-#define __HK_TEXT(name, value, text) \
-  case value:                        \
-    return text;
-  switch (static_cast<int>(error)) { __HK_HIP_ERRORS(__HK_TEXT) }
-#undef __HK_TEXT
-  return "unknown error";
+  return __hk_error_string(error);
 }
 
 inline hipError_t hipDrvGetErrorName(hipError_t error, const char** out) {

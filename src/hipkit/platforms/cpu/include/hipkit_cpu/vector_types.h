@@ -14,116 +14,13 @@
 #error "include hipkit_cpu/device.h, not its parts"
 #endif
 
-#include <type_traits>
-
-namespace __hk {
-
-template <class U>
-using enable_if_arith = typename std::enable_if<std::is_arithmetic<U>::value, int>::type;
-
-// vec_info<V> describes vector type V (element type, rank); the operators
-// below exist only for types that have one.
-template <class V>
-struct vec_info {};
-template <class V>
-using vec_elem = typename vec_info<V>::elem;
-
-// f(a.x, b.x), f(a.y, b.y), ... over the rank of A (a vector type).
-template <class A, class B, class F>
-constexpr void vec_each(A& a, B& b, F f) {
-  constexpr int n = vec_info<typename std::remove_const<A>::type>::rank;
-  f(a.x, b.x);
-  if constexpr (n > 1) f(a.y, b.y);
-  if constexpr (n > 2) f(a.z, b.z);
-  if constexpr (n > 3) f(a.w, b.w);
-}
-
-}  // namespace __hk
-
-// Element-wise operators, with a scalar on either side.  Namespace-scope
-// templates rather than per-type functions: declared once for all 48 types,
-// which keeps the header fast to compile.
-#define __HK_VEC_BINARY(op)                                                     \
-  template <class V, class T = __hk::vec_elem<V>>                               \
-  constexpr V& operator op##=(V& a, const V& b) {                               \
-    __hk::vec_each(a, b, [](T& l, T r) { l op##= r; });                         \
-    return a;                                                                   \
-  }                                                                             \
-  template <class V, class T = __hk::vec_elem<V>>                               \
-  constexpr V& operator op##=(V& a, __hk::vec_elem<V> s) {                      \
-    __hk::vec_each(a, a, [s](T& l, T) { l op##= s; });                          \
-    return a;                                                                   \
-  }                                                                             \
-  template <class V, class = __hk::vec_elem<V>>                                 \
-  constexpr V operator op(V a, const V& b) {                                    \
-    return a op##= b;                                                           \
-  }                                                                             \
-  template <class V>                                                            \
-  constexpr V operator op(V a, __hk::vec_elem<V> s) {                           \
-    return a op##= s;                                                           \
-  }                                                                             \
-  template <class V>                                                            \
-  constexpr V operator op(__hk::vec_elem<V> s, const V& b) {                    \
-    V a(s);                                                                     \
-    return a op##= b;                                                           \
-  }
-__HK_VEC_BINARY(+)
-__HK_VEC_BINARY(-)
-__HK_VEC_BINARY(*)
-__HK_VEC_BINARY(/)
-// Integer element types only (as HIP); using them on float4 fails to compile.
-__HK_VEC_BINARY(%)
-__HK_VEC_BINARY(&)
-__HK_VEC_BINARY(|)
-__HK_VEC_BINARY(^)
-__HK_VEC_BINARY(<<)
-__HK_VEC_BINARY(>>)
-#undef __HK_VEC_BINARY
-
-template <class V, class = __hk::vec_elem<V>>
-constexpr V operator+(const V& a) {
-  return a;
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V operator-(V a) {
-  __hk::vec_each(a, a, [](T& l, T) { l = static_cast<T>(-l); });
-  return a;
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V operator~(V a) {
-  __hk::vec_each(a, a, [](T& l, T) { l = static_cast<T>(~l); });
-  return a;
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V& operator++(V& a) {
-  return a += T(1);
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V& operator--(V& a) {
-  return a -= T(1);
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V operator++(V& a, int) {
-  const V old = a;
-  a += T(1);
-  return old;
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr V operator--(V& a, int) {
-  const V old = a;
-  a -= T(1);
-  return old;
-}
-template <class V, class T = __hk::vec_elem<V>>
-constexpr bool operator==(const V& a, const V& b) {
-  bool equal = true;
-  __hk::vec_each(a, b, [&equal](T l, T r) { equal = equal && l == r; });
-  return equal;
-}
-template <class V, class = __hk::vec_elem<V>>
-constexpr bool operator!=(const V& a, const V& b) {
-  return !(a == b);
-}
+// The vector types are global here, as CUDA's and HIP's, and so are their
+// operators.
+#define __HK_VEC_NAMESPACE_BEGIN
+#define __HK_VEC_NAMESPACE_END
+#include "hipkit_portable/vector_ops.h"
+#undef __HK_VEC_NAMESPACE_BEGIN
+#undef __HK_VEC_NAMESPACE_END
 
 // CUDA's alignment: rank 1 and 3 as the element, rank 2 twice its size,
 // rank 4 four times its size but at most 16.

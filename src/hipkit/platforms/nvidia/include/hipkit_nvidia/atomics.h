@@ -113,9 +113,9 @@ __HK_FN __half2 atomicAdd(__half2* p, __half2 v) {
   unsigned int old;
   asm volatile("atom.add.noftz.f16x2 %0, [%1], %2;"
                : "=r"(old)
-               : "l"(p), "r"(v.__hk_bits())
+               : "l"(p), "r"(__hk::half2_bits(v))
                : "memory");
-  return __half2::__hk_from_bits(old);
+  return __hk::half2_from_bits(old);
 }
 
 // Scoped variants, and HIP's (un)safeAtomic* for floating-point: CUDA's

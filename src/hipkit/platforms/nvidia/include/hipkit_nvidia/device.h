@@ -38,6 +38,11 @@ static constexpr int __hk_warp_size = 32;
 // header, and this cuts its cost several-fold.
 #define __HK_INLINE __device__ __forceinline__
 #define __HK_FN template <class = void> __HK_INLINE
+// The operators and conversions of the types the portable headers define
+// (vector_ops.h, half.h), inlined too; those that host code calls as well
+// (under nvcc a program builds __half constants from their bits on the host).
+#define __HK_DEVICE __HK_INLINE
+#define __HK_HOST_DEVICE __host__ __device__
 
 #include "libc.h"
 #include "hipkit_portable/traits.h"

@@ -13,110 +13,14 @@
 // runs no code), trivially copyable; 2..N-1 arguments zero-fill the rest.
 #pragma once
 
+// The operators are found by argument-dependent lookup, in __hk with the types.
+#define __HK_VEC_NAMESPACE_BEGIN namespace __hk {
+#define __HK_VEC_NAMESPACE_END }
+#include "hipkit_portable/vector_ops.h"
+#undef __HK_VEC_NAMESPACE_BEGIN
+#undef __HK_VEC_NAMESPACE_END
+
 namespace __hk {
-
-// vec_info<V> describes vector type V (element type, rank); the operators
-// below exist only for types that have one.
-template <class V>
-struct vec_info {};
-template <class V>
-using vec_elem = typename vec_info<V>::elem;
-template <class U>
-using enable_if_arith = typename enable_if<is_arithmetic<U>::value, int>::type;
-
-// f(a.x, b.x), f(a.y, b.y), ... over the rank of A (a vector type).
-template <class A, class B, class F>
-__HK_INLINE constexpr void vec_each(A& a, B& b, F f) {
-  constexpr int n = vec_info<typename remove_cv<A>::type>::rank;
-  f(a.x, b.x);
-  if constexpr (n > 1) f(a.y, b.y);
-  if constexpr (n > 2) f(a.z, b.z);
-  if constexpr (n > 3) f(a.w, b.w);
-}
-
-// Element-wise operators, with a scalar on either side: templates declared
-// once for all 48 types (found by argument-dependent lookup).
-#define __HK_VEC_BINARY(op)                                        \
-  template <class V, class T = vec_elem<V>>                        \
-  __HK_INLINE constexpr V& operator op##=(V& a, const V& b) {      \
-    vec_each(a, b, [](T& l, T r) { l op##= r; });                  \
-    return a;                                                      \
-  }                                                                \
-  template <class V, class T = vec_elem<V>>                        \
-  __HK_INLINE constexpr V& operator op##=(V& a, vec_elem<V> s) {   \
-    vec_each(a, a, [s](T& l, T) { l op##= s; });                   \
-    return a;                                                      \
-  }                                                                \
-  template <class V, class = vec_elem<V>>                          \
-  __HK_INLINE constexpr V operator op(V a, const V& b) {           \
-    return a op##= b;                                              \
-  }                                                                \
-  template <class V>                                               \
-  __HK_INLINE constexpr V operator op(V a, vec_elem<V> s) {        \
-    return a op##= s;                                              \
-  }                                                                \
-  template <class V>                                               \
-  __HK_INLINE constexpr V operator op(vec_elem<V> s, const V& b) { \
-    V a(s);                                                        \
-    return a op##= b;                                              \
-  }
-__HK_VEC_BINARY(+)
-__HK_VEC_BINARY(-)
-__HK_VEC_BINARY(*)
-__HK_VEC_BINARY(/)
-// Integer element types only (as HIP); using them on float4 fails to compile.
-__HK_VEC_BINARY(%)
-__HK_VEC_BINARY(&)
-__HK_VEC_BINARY(|)
-__HK_VEC_BINARY(^)
-__HK_VEC_BINARY(<<)
-__HK_VEC_BINARY(>>)
-#undef __HK_VEC_BINARY
-
-template <class V, class = vec_elem<V>>
-__HK_INLINE constexpr V operator+(const V& a) {
-  return a;
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V operator-(V a) {
-  vec_each(a, a, [](T& l, T) { l = static_cast<T>(-l); });
-  return a;
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V operator~(V a) {
-  vec_each(a, a, [](T& l, T) { l = static_cast<T>(~l); });
-  return a;
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V& operator++(V& a) {
-  return a += T(1);
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V& operator--(V& a) {
-  return a -= T(1);
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V operator++(V& a, int) {
-  const V old = a;
-  a += T(1);
-  return old;
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr V operator--(V& a, int) {
-  const V old = a;
-  a -= T(1);
-  return old;
-}
-template <class V, class T = vec_elem<V>>
-__HK_INLINE constexpr bool operator==(const V& a, const V& b) {
-  bool equal = true;
-  vec_each(a, b, [&equal](T l, T r) { equal = equal && l == r; });
-  return equal;
-}
-template <class V, class = vec_elem<V>>
-__HK_INLINE constexpr bool operator!=(const V& a, const V& b) {
-  return !(a == b);
-}
 
 // CUDA's own types, by other names: the macros at the end of this file hide
 // theirs.  What converts to CUDA's uint3: threadIdx, blockIdx, blockDim, gridDim.

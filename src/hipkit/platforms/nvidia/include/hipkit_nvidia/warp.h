@@ -11,44 +11,28 @@
 #pragma once
 
 // CUDA has the _sync forms for the integer types, float and double; these
-// add __half and __half2 (cuda_fp16.h's).
-#define __HK_SHFL_SYNC_16(op, arg)                                                             \
-  __HK_FN __half op(unsigned int mask, __half var, arg, int width = warpSize) {                \
-    return __half_raw{static_cast<unsigned short>(op(mask, static_cast<unsigned int>(var.__x), \
-                                                     lane, width))};                           \
-  }                                                                                            \
-  __HK_FN __half2 op(unsigned int mask, __half2 var, arg, int width = warpSize) {              \
-    return __half2::__hk_from_bits(op(mask, var.__hk_bits(), lane, width));                    \
-  }
-__HK_SHFL_SYNC_16(__shfl_sync, int lane)
-__HK_SHFL_SYNC_16(__shfl_up_sync, unsigned int lane)
-__HK_SHFL_SYNC_16(__shfl_down_sync, unsigned int lane)
-__HK_SHFL_SYNC_16(__shfl_xor_sync, int lane)
-#undef __HK_SHFL_SYNC_16
+// add __half and __half2 (cuda_fp16.h's), through the 32-bit ones.
+#define __HK_SHFL_HALF_DECL(op, ...) op##_sync(unsigned int mask, __VA_ARGS__)
+#define __HK_SHFL_HALF_CALL(op, ...) op##_sync(mask, __VA_ARGS__)
+#include "hipkit_portable/shfl_half.h"
+#undef __HK_SHFL_HALF_DECL
+#undef __HK_SHFL_HALF_CALL
 
 #define __HK_SHFL(T)                                                       \
   __HK_FN T __shfl(T var, int src_lane, int width = warpSize) {            \
-    return __shfl_sync(__activemask(), var, src_lane, width);                 \
+    return __shfl_sync(__activemask(), var, src_lane, width);              \
   }                                                                        \
   __HK_FN T __shfl_up(T var, unsigned int delta, int width = warpSize) {   \
-    return __shfl_up_sync(__activemask(), var, delta, width);                 \
+    return __shfl_up_sync(__activemask(), var, delta, width);              \
   }                                                                        \
   __HK_FN T __shfl_down(T var, unsigned int delta, int width = warpSize) { \
-    return __shfl_down_sync(__activemask(), var, delta, width);               \
+    return __shfl_down_sync(__activemask(), var, delta, width);            \
   }                                                                        \
   __HK_FN T __shfl_xor(T var, int lane_mask, int width = warpSize) {       \
-    return __shfl_xor_sync(__activemask(), var, lane_mask, width);            \
+    return __shfl_xor_sync(__activemask(), var, lane_mask, width);         \
   }
-__HK_SHFL(int)
-__HK_SHFL(unsigned int)
-__HK_SHFL(long)
-__HK_SHFL(unsigned long)
-__HK_SHFL(long long)
-__HK_SHFL(unsigned long long)
-__HK_SHFL(float)
-__HK_SHFL(double)
-__HK_SHFL(__half)
-__HK_SHFL(__half2)
+#include "hipkit_portable/shfl_types.h"
+__HK_SHFL_TYPES(__HK_SHFL)
 #undef __HK_SHFL
 
 namespace __hk {
