@@ -58,6 +58,10 @@ def hipkit_run(cwd: Path, *args: str, **popen) -> subprocess.Popen:
     )
 
 
+def _default_interrupt() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how, status, said", [("handle", 3, "interrupted\n"), ("default", 128 + 2, "")])
 def test_ctrl_c_is_the_programs(tmp_path, how, status, said):
     """Ctrl-C (SIGINT to the terminal's process group) reaches the program: one
@@ -72,6 +76,9 @@ def test_ctrl_c_is_the_programs(tmp_path, how, status, said):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        # As a terminal's foreground job: the tests may run as a background job, whose
+        # SIGINT is ignored, and an ignored signal stays ignored in the programs it runs.
+        preexec_fn=_default_interrupt,
     )
     assert run.stdout is not None
     assert run.stdout.readline() == "ready\n"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import re
 import struct
-import time
 
 import pytest
 from gpu_helpers import (
@@ -35,6 +34,7 @@ from gpu_helpers import (
 )
 
 from hipkit import CompileError, CompileOptionError, HipError
+from hipkit.platforms._gpu import compiler as gpu_compiler
 from hipkit.platforms._gpu.platform import LaunchArguments, LaunchMarkers
 from hipkit.platforms.base.platform import PARAM_FLOAT, PARAM_OTHER, PARAM_POINTER, PARAM_SIGNED, Param
 
@@ -278,14 +278,21 @@ def test_warp_size_is_a_constant_expression(gpu):
         assert {k.lookup for k in binary.kernels} == {"per_warp", "shadowed"}
 
 
-def test_warm_cache_is_fast(gpu, tmp_path, monkeypatch):
+def test_a_warm_cache_compiles_nothing(gpu, tmp_path, monkeypatch):
+    """An unchanged source comes from the build cache, whatever the machine's load:
+    the compiler runs for the first compile only (how fast a hit is, benchmarks say)."""
     monkeypatch.setenv("HIPKIT_CACHE_DIR", str(tmp_path))
+    builds: list[str] = []
+    cached = gpu_compiler.cached
+
+    def counted(binary_class, job, depends, build):
+        return cached(binary_class, job, depends, lambda: (builds.append(job.target.arch), build())[1])
+
+    monkeypatch.setattr(gpu_compiler, "cached", counted)
     source = SCALE + "// a source of its own\n"
     first = gpu(source)
-    start = time.perf_counter()
     again = gpu(source)
-    assert time.perf_counter() - start < 0.005
-    assert again == first
+    assert again == first and len(builds) == 1
 
 
 # ---------------------------------------------------------------- the runtime side, without a GPU

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_runtime_streams import SOURCE as SPIN_SOURCE
+from test_runtime_streams import Spinner
 
 import hipkit
 from hipkit import HipError, hip, platforms
@@ -28,11 +30,6 @@ extern "C" __global__ void vectorAdd(const float* A, const float* B, float* C, i
 }
 extern "C" __global__ void empty() {}
 extern "C" __global__ void store_one(int* p) { *p = 1; }
-extern "C" __global__ void spin(float* out, int iterations) {
-    float acc = threadIdx.x;
-    for (int i = 0; i < iterations; ++i) acc = acc * 0.999999f + 1.0f;
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-}
 """
 
 # rocprofv3's columns (rocprofiler-sdk, source/lib/output/generateCSV.cpp), written out
@@ -215,32 +212,31 @@ def test_a_known_program_traces_exactly(device, module, timestamps):
         assert source == {"source": "platform", "host_times": 0, "unmatched_records": 0}
 
 
-def test_kernel_time_agrees_with_the_programs_own_events(device, module):
+def test_kernel_time_agrees_with_the_programs_own_events(device):
     """The kernel's time lies inside the program's own events around it: at most
     theirs, and close (on a GPU this compares with CUDA's own timing).  A kernel
     ahead keeps the device busy while the host queues the events and the timed
     kernel, so that neither timing includes the host's queuing.  The lower bound
     holds for the profiler's events; the platform's own record is the kernel
-    alone, which a GPU shared with other processes may start late within them."""
-    spin = module.get_function("spin")
-    out = hipkit.empty(64 * 4, np.float32)
-    spin[4, 64](out, 1000)
+    alone, which a GPU shared with other processes may start late within them.
+    The timed kernels spin for at least 20 and 40 ms of the device's wall clock
+    (its rate measured against the host's, from above), however busy the machine
+    is, and their times say so."""
+    spinner = Spinner(hipkit.compile(SPIN_SOURCE), device)
     start, stop = hipkit.Event(), hipkit.Event()
     timed = []
     with hipkit.profile() as p:
-        for iterations in (200_000, 400_000):
-            spin[4, 64](out, 300_000)
+        for ms in (20, 40):
+            spinner.spin(30)
             start.record()
-            spin[4, 64](out, iterations)
+            spinner.spin(ms)
             stop.record()
             stop.synchronize()
-            timed.append((p.kernels[-1], start.elapsed_time(stop) * 1e6))
+            timed.append((p.kernels[-1], start.elapsed_time(stop) * 1e6, ms))
     own_record = p.meta["device_timestamps"][device.platform.name]["source"] == "platform"
-    for kernel, elapsed_ns in timed:
-        assert kernel.duration_ns <= elapsed_ns + 2_000, (kernel, elapsed_ns)
+    for kernel, elapsed_ns, ms in timed:
+        assert ms * 1_000_000 <= kernel.duration_ns <= elapsed_ns + 2_000, (kernel, elapsed_ns)
         assert own_record or 0.9 * elapsed_ns - 20_000 <= kernel.duration_ns, (kernel, elapsed_ns)
-    first, second = p.kernels[1], p.kernels[3]
-    assert second.duration_ns > 1.3 * first.duration_ns
 
 
 def test_hip_named_calls_carry_their_names_and_ids(device, module):
@@ -536,6 +532,7 @@ def test_memory_stays_bounded(device, module, monkeypatch, tmp_path):
         monkeypatch.setattr(timing, "PENDING_MAX", 80)
     empty = module.get_function("empty")
     launches = 600
+    runtime = getattr(device.platform, "_lib", None)  # the CPU runtime, whose records wait in C++
     with hipkit.profile(hip_trace=False) as p:
         for _ in range(launches):
             empty[1, 1]()
@@ -547,9 +544,12 @@ def test_memory_stays_bounded(device, module, monkeypatch, tmp_path):
                 assert len(timing.pool) <= 2 * 81 + _clock.POOL_START
             else:
                 assert len(timing._early) <= 81
-                if device.platform.name == "cpu":
-                    # no entries for launches: the runtime's records wait, and it asks for reads
-                    assert device.platform._lib.hk_activity_waiting() <= 81
+            if runtime is not None and not isinstance(timing, _clock.DeviceClock):
+                # No entries for launches: the runtime's records wait, and a launch asks for a
+                # read once 50 wait.  With nothing in flight, however busy the machine is, what
+                # waits is what no launch has asked to hand over yet.
+                device.synchronize()
+                assert runtime.hk_activity_waiting() <= 50
     assert p._spool.path.stat().st_size > 0
     assert [k.dispatch_id for k in p.kernels] == list(range(1, launches + 1))
 
