@@ -94,7 +94,10 @@ class Device:
 
     def _same_platform(self, peer: Device) -> None:
         if peer.platform is not self.platform:
-            raise HipError(101, f"{peer!r} is not a device of the {self.platform.name} platform")
+            raise HipError(
+                hipError_t.hipErrorInvalidDevice,
+                f"{peer!r} is not a device of the {self.platform.name} platform",
+            )
 
     def reset(self) -> None:
         """hipDeviceReset: wait, free everything, clear a sticky error.  Every

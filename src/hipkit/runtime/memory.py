@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import HipError
+from .._errors import HipError, hipError_t
 from ..platforms.base.platform import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, kDLCPU
 from . import _dlpack
 from .device import Device, get_device
@@ -48,7 +48,7 @@ class Allocation:
         """Raise if a device reset has freed this memory."""
         dev = self.device
         if dev.platform.reset_generation(dev._native) != self.generation:
-            raise HipError(400, "this memory was freed by a device reset")
+            raise HipError(hipError_t.hipErrorInvalidHandle, "this memory was freed by a device reset")
 
     def free(self) -> None:
         """Free now rather than when garbage-collected."""

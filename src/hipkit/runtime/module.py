@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import platforms
-from .._errors import HipError
+from .._errors import HipError, hipError_t
 from ..platforms.base.platform import FunctionInfo, Target
 from ._args import Packer
 from .device import Device, get_device
@@ -46,10 +46,15 @@ def _dim3(value, what: str) -> tuple[int, int, int]:
     except TypeError:  # a float (never truncated), a string, None...
         raise TypeError(f"{what} must be an int, 1 to 3 ints or a dim3, got {value!r:.60}") from None
     if not 1 <= len(items) <= 3:
-        raise HipError(9, f"{what} must have 1 to 3 dimensions, got {len(items)}")
+        raise HipError(
+            hipError_t.hipErrorInvalidConfiguration, f"{what} must have 1 to 3 dimensions, got {len(items)}"
+        )
     dims = items + (1,) * (3 - len(items))
     if any(not 0 <= d < 1 << 32 for d in dims):
-        raise HipError(9, f"{what} dimensions must be non-negative 32-bit values, got {dims}")
+        raise HipError(
+            hipError_t.hipErrorInvalidConfiguration,
+            f"{what} dimensions must be non-negative 32-bit values, got {dims}",
+        )
     return dims[0], dims[1], dims[2]
 
 
@@ -144,7 +149,10 @@ class Module:
 
     def _loaded(self) -> Device:
         if self.device is None:
-            raise HipError(209, f"module compiled for {self.target}, not loaded on a device")
+            raise HipError(
+                hipError_t.hipErrorNoBinaryForGpu,
+                f"module compiled for {self.target}, not loaded on a device",
+            )
         self._check()
         return self.device
 
@@ -152,9 +160,9 @@ class Module:
         """Raise if the module was unloaded, or freed by a device reset."""
         assert self.device is not None
         if self._generation == _UNLOADED:
-            raise HipError(400, "this module was unloaded")
+            raise HipError(hipError_t.hipErrorInvalidHandle, "this module was unloaded")
         if self.device.platform.reset_generation(self.device._native) != self._generation:
-            raise HipError(400, "this module was unloaded by a device reset")
+            raise HipError(hipError_t.hipErrorInvalidHandle, "this module was unloaded by a device reset")
 
     def unload(self) -> None:
         """Unload now (hipModuleUnload) rather than when garbage-collected,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import weakref
 
-from .._errors import HipError
+from .._errors import HipError, hipError_t
 from .device import Device, get_device
 
 
@@ -42,7 +42,9 @@ class _Handle:
     def _check(self) -> None:
         dev = self.device
         if dev.platform.reset_generation(dev._native) != self._generation:
-            raise HipError(400, f"this {type(self).__name__.lower()} was destroyed")
+            raise HipError(
+                hipError_t.hipErrorInvalidHandle, f"this {type(self).__name__.lower()} was destroyed"
+            )
 
 
 def _destroy(device: Device, handle: int, generation: int, destroy) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from ... import _cache, cxx
-from ..._errors import CompileError, CompileOptionError, HipError
+from ..._errors import CompileError, CompileOptionError, HipError, hipError_t
 from ...cxx.brackets import ParseError
 from ...cxx.lexer import DIRECTIVE, LexError, Token, tokenize
 from ...cxx.toplevel import param_type, scan_top_level
@@ -112,7 +112,9 @@ class GpuBinary:
             )
             return cls(data[start + size :], Target(platform, arch, warp_size), kernels, header["log"])
         except (struct.error, ValueError, KeyError, TypeError) as exc:
-            raise HipError(200, f"a damaged hipkit {cls.vendor} module: {exc}") from None
+            raise HipError(
+                hipError_t.hipErrorInvalidImage, f"a damaged hipkit {cls.vendor} module: {exc}"
+            ) from None
 
 
 # ---------------------------------------------------------------- discovery and descriptors

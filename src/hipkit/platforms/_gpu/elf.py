@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from ..._errors import HipError
+from ..._errors import HipError, hipError_t
 
 SHT_SYMTAB, SHT_RELA, SHT_NOTE, SHT_NOBITS = 2, 4, 7, 8
 
@@ -38,7 +38,7 @@ class Elf:
 
     def __init__(self, image: bytes, what: str = "ELF64 image"):
         if image[:4] != b"\x7fELF" or len(image) < 64 or image[4] != 2:
-            raise HipError(200, f"not an {what}")
+            raise HipError(hipError_t.hipErrorInvalidImage, f"not an {what}")
         self.image = image
         self.machine, _, _, _, shoff, self.flags = struct.unpack_from("<HIQQQI", image, 0x12)
         shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
@@ -48,7 +48,7 @@ class Elf:
                 for i in range(shnum)
             ]
         except struct.error:
-            raise HipError(200, f"a truncated {what}") from None
+            raise HipError(hipError_t.hipErrorInvalidImage, f"a truncated {what}") from None
 
     def symbols(self) -> dict[str, Symbol]:
         """The static symbol table, by name."""

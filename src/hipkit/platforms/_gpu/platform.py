@@ -12,11 +12,9 @@ from collections.abc import Iterable
 from typing import Any, ClassVar, NamedTuple
 
 from ... import config
-from ..._errors import HipError
+from ..._errors import HipError, hipError_t
 from ..base.platform import Param, Platform, PlatformUnavailable
 from .compiler import GpuBinary, KernelEntry
-
-_INVALID_HANDLE, _NOT_FOUND = 400, 500
 
 # A launch passes the packed arguments where they are: the data of the bytes
 # object the packer made, whose address is id() plus this offset in CPython.
@@ -149,13 +147,13 @@ class GpuPlatform(Platform):
         with self._lock:
             loaded = self._modules.pop(module, None)
         if loaded is None:
-            raise HipError(_INVALID_HANDLE, "module not loaded")
+            raise HipError(hipError_t.hipErrorInvalidHandle, "module not loaded")
         self._unload(loaded.handle)
 
     def _module(self, module: int) -> LoadedModule:
         loaded = self._modules.get(module)
         if loaded is None:
-            raise HipError(_INVALID_HANDLE, "module not loaded")
+            raise HipError(hipError_t.hipErrorInvalidHandle, "module not loaded")
         return loaded
 
     def get_global(self, device: int, module: int, name: str) -> tuple[int, int]:
@@ -167,4 +165,6 @@ class GpuPlatform(Platform):
             found = self._global(loaded.handle, symbol)
             if found is not None:
                 return found
-        raise HipError(_NOT_FOUND, f"no __device__ or __constant__ variable {name!r} in the module")
+        raise HipError(
+            hipError_t.hipErrorNotFound, f"no __device__ or __constant__ variable {name!r} in the module"
+        )

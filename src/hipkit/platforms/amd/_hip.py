@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ... import config
-from ..._errors import HipError, error_name
+from ..._errors import HipError, error_name, hipError_t
 from ..base.platform import PlatformUnavailable
 from .toolkit import rocm_lib
 
@@ -234,7 +234,7 @@ class Rocm:
         """HipError for a HIP return code: HIP's own number, and its name for it
         where hipkit's table lacks the code."""
         detail = what
-        if error_name(err) == "hipErrorUnknown" and err != 999:
+        if error_name(err) == "hipErrorUnknown" and err != hipError_t.hipErrorUnknown:
             detail = f"{what} ({self.hip.hipGetErrorName(err).decode(errors='replace')})"
         return HipError(err, detail)
 

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from ..._errors import HipError
+from ..._errors import HipError, hipError_t
 from .._gpu.elf import SHT_NOTE, SHT_RELA, Elf
 from ..base.platform import PARAM_OTHER, PARAM_POINTER, Param
 
@@ -32,7 +32,10 @@ class CodeObject(Elf):
     def __init__(self, image: bytes):
         super().__init__(image, "ELF64 code object")
         if self.machine != EM_AMDGPU:
-            raise HipError(200, f"an ELF for machine {self.machine}, not an AMD GPU code object")
+            raise HipError(
+                hipError_t.hipErrorInvalidImage,
+                f"an ELF for machine {self.machine}, not an AMD GPU code object",
+            )
 
     @property
     def mach(self) -> int:
@@ -116,7 +119,7 @@ def bundle_entries(data: bytes) -> list[BundleEntry]:
             pos += 24 + triple_size
         return entries
     except (struct.error, UnicodeDecodeError):
-        raise HipError(200, "a damaged offload bundle") from None
+        raise HipError(hipError_t.hipErrorInvalidImage, "a damaged offload bundle") from None
 
 
 # ---------------------------------------------------------------- MessagePack
@@ -172,7 +175,9 @@ def _unpack(data: bytes, pos: int) -> tuple[Any, int]:
         (count,) = struct.unpack_from(fmt, data, pos)
         pos += struct.calcsize(fmt)
     else:
-        raise HipError(200, f"unreadable code object metadata (MessagePack type 0x{tag:02x})")
+        raise HipError(
+            hipError_t.hipErrorInvalidImage, f"unreadable code object metadata (MessagePack type 0x{tag:02x})"
+        )
     items = []
     for _ in range(count * (2 if is_map else 1)):
         item, pos = _unpack(data, pos)

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from ..._errors import HipError
+from ..._errors import HipError, hipError_t
 from .._gpu.compiler import KernelEntry
 from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_index
 from ..base.platform import DeviceProperties, FunctionInfo, PlatformUnavailable, Target, kDLROCM
@@ -27,7 +27,6 @@ from . import _hip, compiler
 from .codeobject import CodeObject, bundle_entries
 from .compiler import Binary
 
-_INVALID_VALUE, _INVALID_CONFIGURATION, _INVALID_IMAGE, _NO_BINARY, _NOT_FOUND = 1, 9, 200, 209, 500
 _LAUNCH_PARAMS = LaunchMarkers(
     _hip.LAUNCH_PARAM_BUFFER_POINTER, _hip.LAUNCH_PARAM_BUFFER_SIZE, _hip.LAUNCH_PARAM_END
 )
@@ -104,7 +103,7 @@ class AmdPlatform(GpuPlatform):
 
     def _valid(self, device: int) -> None:
         if not 0 <= device < self._count:
-            raise HipError(101, f"no AMD device {device}; {self._count} visible")
+            raise HipError(hipError_t.hipErrorInvalidDevice, f"no AMD device {device}; {self._count} visible")
 
     def _use(self, device: int) -> None:
         """Make ``device`` this thread's current HIP device (once per change)."""
@@ -231,7 +230,7 @@ class AmdPlatform(GpuPlatform):
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
         names = {1: "hipMemsetD8", 2: "hipMemsetD16", 4: "hipMemsetD32"}
         if elem_size not in names:
-            raise HipError(_INVALID_VALUE, f"memset of {elem_size}-byte elements")
+            raise HipError(hipError_t.hipErrorInvalidValue, f"memset of {elem_size}-byte elements")
         name = names[elem_size]
         if asynchronous or stream:
             self._call(device, name + "Async", dst, value, count, stream)
@@ -337,7 +336,10 @@ class AmdPlatform(GpuPlatform):
         if isinstance(given, bytes):
             image, table = _code_object(given, arch), ()
         elif given.target.arch.split(":")[0] != arch:
-            raise HipError(_NO_BINARY, f"module compiled for {given.target}, device {device} is {arch}")
+            raise HipError(
+                hipError_t.hipErrorNoBinaryForGpu,
+                f"module compiled for {given.target}, device {device} is {arch}",
+            )
         else:
             image, table = given.image, given.kernels  # hipkit's own table: lookup names and kinds
         metadata = [KernelEntry(s, s, params) for s, params in CodeObject(image).kernel_params().items()]
@@ -356,7 +358,7 @@ class AmdPlatform(GpuPlatform):
         if found is None or self._rocm.hip.hipModuleGetFunction(
             ctypes.byref(function), loaded.handle, found.symbol.encode()
         ):
-            raise HipError(_NOT_FOUND, f"no kernel {name!r} in the module")
+            raise HipError(hipError_t.hipErrorNotFound, f"no kernel {name!r} in the module")
         params = found.params
         registers = self._function_attribute(function, _hip.FUNC_NUM_REGS)
         static_shared = self._function_attribute(function, _hip.FUNC_SHARED_SIZE_BYTES)
@@ -394,7 +396,7 @@ class AmdPlatform(GpuPlatform):
         limit = self.properties(device).sharedMemPerBlock - function.static_shared_bytes
         if not 0 <= nbytes <= limit:
             raise HipError(
-                _INVALID_VALUE,
+                hipError_t.hipErrorInvalidValue,
                 f"{function.name}: {nbytes} bytes of dynamic shared memory; the device has {limit} "
                 f"beside the kernel's {function.static_shared_bytes} static bytes",
             )
@@ -406,7 +408,7 @@ class AmdPlatform(GpuPlatform):
         hip_function, arguments, limits = function.native
         if not limits.allow(grid, block, shared_mem):
             raise HipError(
-                _INVALID_CONFIGURATION,
+                hipError_t.hipErrorInvalidConfiguration,
                 f"launching {function.name} on grid {grid}, block {block} with {shared_mem} bytes of "
                 f"dynamic shared memory: the kernel takes up to {limits.threads} threads a block "
                 f"(at most {limits.block}), grids up to {limits.grid}, {limits.shared} bytes",
@@ -421,8 +423,13 @@ class AmdPlatform(GpuPlatform):
             err = self._rocm.hip.hipStreamSynchronize(stream)
             if err:
                 raise self._rocm.error(err, f"kernel {function.name}")
-        if err == _INVALID_VALUE:  # a configuration HIP refuses that hipkit's limits let through
-            raise HipError(_INVALID_CONFIGURATION, f"launching {function.name} on grid {grid}, block {block}")
+        if (
+            err == hipError_t.hipErrorInvalidValue
+        ):  # a configuration HIP refuses that hipkit's limits let through
+            raise HipError(
+                hipError_t.hipErrorInvalidConfiguration,
+                f"launching {function.name} on grid {grid}, block {block}",
+            )
         if err:
             raise self._rocm.error(err, f"launching {function.name} on grid {grid}, block {block}")
 
@@ -435,8 +442,13 @@ def _code_object(image: bytes, arch: str) -> bytes:
         mine = [e for e in entries if e.triple.rsplit("--", 1)[-1].split(":")[0] == arch]
         if not mine:
             targets = ", ".join(e.triple for e in entries)
-            raise HipError(_NO_BINARY, f"the offload bundle has no code object for {arch} (it has {targets})")
+            raise HipError(
+                hipError_t.hipErrorNoBinaryForGpu,
+                f"the offload bundle has no code object for {arch} (it has {targets})",
+            )
         return mine[0].data
     if image[:4] != b"\x7fELF":
-        raise HipError(_INVALID_IMAGE, "not a code object, offload bundle or hipkit AMD module")
+        raise HipError(
+            hipError_t.hipErrorInvalidImage, "not a code object, offload bundle or hipkit AMD module"
+        )
     return image

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ... import __version__, config
-from ..._errors import HipError
+from ..._errors import HipError, hipError_t
 from ..base.platform import (
     LAUNCH_RAN,
     LAUNCH_RECORD,
@@ -178,7 +178,10 @@ class CpuPlatform(Platform):
 
     def _check_device(self, device: int) -> None:
         if not 0 <= device < self._count:
-            raise HipError(101, f"no CPU device {device}: HIPKIT_CPU_DEVICES makes {self._count}")
+            raise HipError(
+                hipError_t.hipErrorInvalidDevice,
+                f"no CPU device {device}: HIPKIT_CPU_DEVICES makes {self._count}",
+            )
 
     # ------------------------------------------------------------------ devices
 
@@ -281,7 +284,7 @@ class CpuPlatform(Platform):
 
     def stream_query(self, device, stream) -> bool:
         code = self._lib.hkrt_stream_query(device, stream or None)
-        if code == 600:
+        if code == hipError_t.hipErrorNotReady:
             return False
         self._call(code)
         return True
@@ -306,7 +309,7 @@ class CpuPlatform(Platform):
 
     def event_query(self, device, event) -> bool:
         code = self._lib.hkrt_event_query(event)
-        if code == 600:
+        if code == hipError_t.hipErrorNotReady:
             return False
         self._call(code)
         return True
@@ -427,7 +430,10 @@ class CpuPlatform(Platform):
     def set_max_dynamic_shared(self, device, function, nbytes) -> None:
         limit = self._info(device).shared_mem_per_block - function.static_shared_bytes
         if not 0 <= nbytes <= limit:
-            raise HipError(1, f"{function.name} can have at most {limit} bytes of dynamic shared memory")
+            raise HipError(
+                hipError_t.hipErrorInvalidValue,
+                f"{function.name} can have at most {limit} bytes of dynamic shared memory",
+            )
 
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         code = self._lib.hkrt_launch_packed(
