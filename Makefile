@@ -36,6 +36,7 @@ amd-toolchain: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests benchmarks examples tools
+	$(BIN)/ruff format --check src tests benchmarks examples tools
 	$(BIN)/mypy
 
 clean:

@@ -32,7 +32,7 @@ import numpy as np
 import hipkit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cpu_kernels import HIP_SOURCE  # noqa: E402 - the kernels measured there
+from cpu_kernels import HIP_SOURCE
 
 N = 1 << 22
 SIDE = 4096

@@ -29,9 +29,9 @@ from pathlib import Path
 # NumPy's BLAS threads would spin beside both runtimes; this script needs none.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import hipkit  # noqa: E402
+import hipkit
 
 HIP_SOURCE = r"""
 #include <hip/hip_runtime.h>

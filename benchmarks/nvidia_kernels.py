@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-import cupy  # noqa: E402
-from cpu_kernels import HIP_SOURCE  # noqa: E402
+import cupy
+from cpu_kernels import HIP_SOURCE
 
-import hipkit  # noqa: E402
+import hipkit
 
 # The same kernels for CuPy: HIP's mask-free shuffle and warpSize (a constant in HIP).
 CUDA_SOURCE = (

@@ -59,7 +59,7 @@ def run_threads(target, count: int) -> list:
         try:
             barrier.wait()
             results[index] = target(index)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+        except BaseException as exc:  # handed to the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=body, args=(i,)) for i in range(count)]

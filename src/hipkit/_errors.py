@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 
 
-class hipError_t(enum.IntEnum):  # noqa: N801 - HIP's own name
+class hipError_t(enum.IntEnum):  # HIP's own name
     """HIP's error codes, with HIP's numeric values."""
 
     hipSuccess = 0

@@ -65,7 +65,7 @@ def main() -> int:
     try:
         request = json.loads(sys.stdin.buffer.read().decode("utf-8", "replace"))
         fields = compile_request(request)
-    except Exception as exc:  # noqa: BLE001 - whatever it is goes to the program's log
+    except Exception as exc:  # whatever it is goes to the program's log
         message = f"hipkit's compiler failed: {type(exc).__name__}: {exc}\n"
         fields = [("result", b"%d" % _INTERNAL_ERROR), ("log", message.encode())]
     out = sys.stdout.buffer

@@ -12,6 +12,7 @@ from .lexer import IDENT, PUNCT, Token
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")", "]", "}"}
 
+
 class ParseError(Exception):
     """The tokens do not have a structure this parser understands."""
 

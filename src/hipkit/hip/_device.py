@@ -45,7 +45,7 @@ def device_by_id(device_id: int) -> Device:
 
 
 @hip_api
-def hipGetDeviceCount() -> int:  # noqa: N802 - HIP's names
+def hipGetDeviceCount() -> int:  # HIP's names
     """hipGetDeviceCount: the number of devices of the current platform; hipErrorNoDevice if none."""
     count = len(devices(get_device().platform.name))
     if count == 0:
@@ -54,25 +54,25 @@ def hipGetDeviceCount() -> int:  # noqa: N802 - HIP's names
 
 
 @hip_api
-def hipSetDevice(deviceId: int) -> None:  # noqa: N802, N803
+def hipSetDevice(deviceId: int) -> None:
     """hipSetDevice: make device ``deviceId`` current for this thread."""
     set_device(device_by_id(deviceId))
 
 
 @hip_api
-def hipGetDevice() -> int:  # noqa: N802
+def hipGetDevice() -> int:
     """hipGetDevice: this thread's current device id."""
     return get_device().index
 
 
 @hip_api
-def hipGetDeviceProperties(deviceId: int) -> DeviceProperties:  # noqa: N802, N803
+def hipGetDeviceProperties(deviceId: int) -> DeviceProperties:
     """hipGetDeviceProperties: the device's hipDeviceProp_t fields (hipkit.DeviceProperties)."""
     return device_by_id(deviceId).properties
 
 
 @hip_api
-def hipDeviceGetAttribute(attr: int, deviceId: int) -> int:  # noqa: N802, N803
+def hipDeviceGetAttribute(attr: int, deviceId: int) -> int:
     """hipDeviceGetAttribute: one attribute (hipDeviceAttribute_t) of device ``deviceId``."""
     try:
         name, index = _ATTRIBUTE_FIELDS[attr]
@@ -85,7 +85,7 @@ def hipDeviceGetAttribute(attr: int, deviceId: int) -> int:  # noqa: N802, N803
 
 
 @hip_api
-def hipDeviceSynchronize() -> None:  # noqa: N802
+def hipDeviceSynchronize() -> None:
     """hipDeviceSynchronize: wait for all work on the current device."""
     device = get_device()
     device.synchronize()
@@ -93,7 +93,7 @@ def hipDeviceSynchronize() -> None:  # noqa: N802
 
 
 @hip_api
-def hipDeviceReset() -> None:  # noqa: N802
+def hipDeviceReset() -> None:
     """hipDeviceReset: destroy all memory, streams, events and modules of the
     current device and clear its sticky error; old handles become invalid."""
     device = get_device()
@@ -103,24 +103,24 @@ def hipDeviceReset() -> None:  # noqa: N802
     _state.release(device, everything=True)
 
 
-def hipGetLastError() -> hipError_t:  # noqa: N802
+def hipGetLastError() -> hipError_t:
     """hipGetLastError: the last error a HIP call raised in this thread; resets it to hipSuccess."""
     code = _state.last_error()
     _state.set_last_error(0)
     return _as_error(code)
 
 
-def hipPeekAtLastError() -> hipError_t:  # noqa: N802
+def hipPeekAtLastError() -> hipError_t:
     """hipPeekAtLastError: the last error a HIP call raised in this thread, not reset."""
     return _as_error(_state.last_error())
 
 
-def hipGetErrorName(hip_error: int) -> str:  # noqa: N802
+def hipGetErrorName(hip_error: int) -> str:
     """hipGetErrorName: the enumerator's name ("hipErrorOutOfMemory"), "hipErrorUnknown" if none."""
     return _errors.error_name(hip_error)
 
 
-def hipGetErrorString(hip_error: int) -> str:  # noqa: N802
+def hipGetErrorString(hip_error: int) -> str:
     """hipGetErrorString: the error's description ("out of memory")."""
     return _errors.error_string(hip_error)
 
@@ -133,13 +133,13 @@ def _as_error(code: int):
 
 
 @hip_api
-def hipDeviceCanAccessPeer(deviceId: int, peerDeviceId: int) -> int:  # noqa: N802, N803
+def hipDeviceCanAccessPeer(deviceId: int, peerDeviceId: int) -> int:
     """hipDeviceCanAccessPeer: 1 if device ``deviceId`` can use ``peerDeviceId``'s memory, else 0."""
     return int(device_by_id(deviceId).can_access_peer(device_by_id(peerDeviceId)))
 
 
 @hip_api
-def hipDeviceEnablePeerAccess(peerDeviceId: int, flags: int = 0) -> None:  # noqa: N802, N803
+def hipDeviceEnablePeerAccess(peerDeviceId: int, flags: int = 0) -> None:
     """hipDeviceEnablePeerAccess: let the current device use ``peerDeviceId``'s memory."""
     if flags:
         raise HipError(hipError_t.hipErrorInvalidValue, f"flags must be 0, got {flags!r}")
@@ -147,6 +147,6 @@ def hipDeviceEnablePeerAccess(peerDeviceId: int, flags: int = 0) -> None:  # noq
 
 
 @hip_api
-def hipDeviceDisablePeerAccess(peerDeviceId: int) -> None:  # noqa: N802, N803
+def hipDeviceDisablePeerAccess(peerDeviceId: int) -> None:
     """hipDeviceDisablePeerAccess."""
     get_device().disable_peer_access(device_by_id(peerDeviceId))

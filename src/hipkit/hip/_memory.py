@@ -107,7 +107,7 @@ def _kind(kind: Any) -> hipMemcpyKind:
 
 
 @hip_api
-def hipMalloc(size: int) -> int:  # noqa: N802 - HIP's names
+def hipMalloc(size: int) -> int:  # HIP's names
     """hipMalloc: allocate ``size`` bytes of device memory; returns the pointer (0 for 0 bytes)."""
     size = _size(size)
     device = get_device()
@@ -118,7 +118,7 @@ def hipMalloc(size: int) -> int:  # noqa: N802 - HIP's names
 
 
 @hip_api
-def hipFree(ptr: int) -> None:  # noqa: N802
+def hipFree(ptr: int) -> None:
     """hipFree: free memory from hipMalloc (waits for work that may use it); 0 is ignored."""
     if not ptr:
         return
@@ -128,7 +128,7 @@ def hipFree(ptr: int) -> None:  # noqa: N802
 
 
 @hip_api
-def hipHostMalloc(size: int, flags: int = 0) -> int:  # noqa: N802
+def hipHostMalloc(size: int, flags: int = 0) -> int:
     """hipHostMalloc: allocate ``size`` bytes of page-locked host memory; returns the pointer."""
     size = _size(size)
     if flags & ~_HOST_MALLOC_FLAGS or (flags & hipHostMallocCoherent and flags & hipHostMallocNonCoherent):
@@ -141,7 +141,7 @@ def hipHostMalloc(size: int, flags: int = 0) -> int:  # noqa: N802
 
 
 @hip_api
-def hipHostFree(ptr: int) -> None:  # noqa: N802
+def hipHostFree(ptr: int) -> None:
     """hipHostFree: free memory from hipHostMalloc; 0 is ignored."""
     if not ptr:
         return
@@ -151,7 +151,7 @@ def hipHostFree(ptr: int) -> None:  # noqa: N802
 
 
 @hip_api
-def hipMemGetInfo() -> tuple[int, int]:  # noqa: N802
+def hipMemGetInfo() -> tuple[int, int]:
     """hipMemGetInfo: (free, total) bytes of the current device's memory."""
     return get_device().mem_info()
 
@@ -169,14 +169,14 @@ def _copy(dst, src, size, kind, stream, asynchronous: bool) -> None:
 
 
 @hip_api
-def hipMemcpy(dst, src, sizeBytes: int, kind: int) -> None:  # noqa: N802, N803
+def hipMemcpy(dst, src, sizeBytes: int, kind: int) -> None:
     """hipMemcpy: copy ``sizeBytes`` bytes from ``src`` to ``dst`` (hipMemcpyKind ``kind``);
     returns when the copy is done."""
     _copy(dst, src, sizeBytes, kind, None, False)
 
 
 @hip_api
-def hipMemcpyAsync(dst, src, sizeBytes: int, kind: int, stream=None) -> None:  # noqa: N802, N803
+def hipMemcpyAsync(dst, src, sizeBytes: int, kind: int, stream=None) -> None:
     """hipMemcpyAsync: queue the copy on ``stream`` (0/None: the null stream).  Python
     buffers passed are kept alive until the host synchronizes with the stream."""
     _copy(dst, src, sizeBytes, kind, stream, True)
@@ -198,14 +198,14 @@ def _copy_peer(dst, dst_device_id, src, src_device_id, size, stream, asynchronou
 
 
 @hip_api
-def hipMemcpyPeer(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int) -> None:  # noqa: N802, N803
+def hipMemcpyPeer(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int) -> None:
     """hipMemcpyPeer: copy ``sizeBytes`` from device ``srcDeviceId``'s memory to
     device ``dstDeviceId``'s; returns when done."""
     _copy_peer(dst, dstDeviceId, src, srcDeviceId, sizeBytes, None, False)
 
 
 @hip_api
-def hipMemcpyPeerAsync(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int, stream=None) -> None:  # noqa: N802, N803
+def hipMemcpyPeerAsync(dst, dstDeviceId: int, src, srcDeviceId: int, sizeBytes: int, stream=None) -> None:
     """hipMemcpyPeerAsync: queue the peer copy on ``stream`` (a stream of ``dstDeviceId``)."""
     _copy_peer(dst, dstDeviceId, src, srcDeviceId, sizeBytes, stream, True)
 
@@ -229,48 +229,48 @@ def _set(dst, value, count, elem_size: int, stream, asynchronous: bool) -> None:
 
 
 @hip_api
-def hipMemset(dst, value: int, sizeBytes: int) -> None:  # noqa: N802, N803
+def hipMemset(dst, value: int, sizeBytes: int) -> None:
     """hipMemset: set ``sizeBytes`` bytes at ``dst`` to the byte ``value``."""
     _set(dst, value, sizeBytes, 1, None, False)
 
 
 @hip_api
-def hipMemsetAsync(dst, value: int, sizeBytes: int, stream=None) -> None:  # noqa: N802, N803
+def hipMemsetAsync(dst, value: int, sizeBytes: int, stream=None) -> None:
     """hipMemsetAsync: queue hipMemset on ``stream``."""
     _set(dst, value, sizeBytes, 1, stream, True)
 
 
 @hip_api
-def hipMemsetD8(dest, value: int, count: int) -> None:  # noqa: N802
+def hipMemsetD8(dest, value: int, count: int) -> None:
     """hipMemsetD8: set ``count`` bytes at ``dest`` to ``value``."""
     _set(dest, value, count, 1, None, False)
 
 
 @hip_api
-def hipMemsetD16(dest, value: int, count: int) -> None:  # noqa: N802
+def hipMemsetD16(dest, value: int, count: int) -> None:
     """hipMemsetD16: set ``count`` 16-bit words at ``dest`` to ``value``."""
     _set(dest, value, count, 2, None, False)
 
 
 @hip_api
-def hipMemsetD32(dest, value: int, count: int) -> None:  # noqa: N802
+def hipMemsetD32(dest, value: int, count: int) -> None:
     """hipMemsetD32: set ``count`` 32-bit words at ``dest`` to ``value``."""
     _set(dest, value, count, 4, None, False)
 
 
 @hip_api
-def hipMemsetD8Async(dest, value: int, count: int, stream=None) -> None:  # noqa: N802
+def hipMemsetD8Async(dest, value: int, count: int, stream=None) -> None:
     """hipMemsetD8Async: queue hipMemsetD8 on ``stream``."""
     _set(dest, value, count, 1, stream, True)
 
 
 @hip_api
-def hipMemsetD16Async(dest, value: int, count: int, stream=None) -> None:  # noqa: N802
+def hipMemsetD16Async(dest, value: int, count: int, stream=None) -> None:
     """hipMemsetD16Async: queue hipMemsetD16 on ``stream``."""
     _set(dest, value, count, 2, stream, True)
 
 
 @hip_api
-def hipMemsetD32Async(dest, value: int, count: int, stream=None) -> None:  # noqa: N802
+def hipMemsetD32Async(dest, value: int, count: int, stream=None) -> None:
     """hipMemsetD32Async: queue hipMemsetD32 on ``stream``."""
     _set(dest, value, count, 4, stream, True)

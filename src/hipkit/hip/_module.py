@@ -34,7 +34,7 @@ def image_bytes(binary: Any, target: Target) -> bytes:
 
 
 @hip_api
-def hipModuleLoadData(image) -> int:  # noqa: N802 - HIP's names
+def hipModuleLoadData(image) -> int:  # HIP's names
     """hipModuleLoadData: load a compiled module on the current device; ``image`` is
     hiprtcGetCode's bytes or a hipkit.Module (hipkit.compile's result).  Returns the handle."""
     device = get_device()
@@ -57,7 +57,7 @@ def hipModuleLoadData(image) -> int:  # noqa: N802 - HIP's names
 
 
 @hip_api
-def hipModuleUnload(module: int) -> None:  # noqa: N802
+def hipModuleUnload(module: int) -> None:
     """hipModuleUnload: unload a module; its functions become invalid."""
     obj: Module = _state.modules.get(module).obj
     device = obj.device
@@ -68,7 +68,7 @@ def hipModuleUnload(module: int) -> None:  # noqa: N802
 
 
 @hip_api
-def hipModuleGetFunction(module: int, kname: str) -> int:  # noqa: N802
+def hipModuleGetFunction(module: int, kname: str) -> int:
     """hipModuleGetFunction: the kernel ``kname`` (its name, a name expression or a
     lowered name) of a module; returns a function handle."""
     obj: Module = _state.modules.get(module).obj
@@ -81,7 +81,7 @@ def hipModuleGetFunction(module: int, kname: str) -> int:  # noqa: N802
 
 
 @hip_api
-def hipModuleGetGlobal(hmod: int, name: str) -> tuple[int, int]:  # noqa: N802
+def hipModuleGetGlobal(hmod: int, name: str) -> tuple[int, int]:
     """hipModuleGetGlobal: (device pointer, size in bytes) of a ``__device__`` or
     ``__constant__`` variable of a module."""
     view = _state.modules.get(hmod).obj.get_global(name)
@@ -102,18 +102,18 @@ def _param(value: Any) -> Any:
 
 
 @hip_api
-def hipModuleLaunchKernel(  # noqa: N802
+def hipModuleLaunchKernel(
     f: int,
     gridDimX: int,
     gridDimY: int,
-    gridDimZ: int,  # noqa: N803
+    gridDimZ: int,
     blockDimX: int,
     blockDimY: int,
-    blockDimZ: int,  # noqa: N803
+    blockDimZ: int,
     sharedMemBytes: int,
     stream,
     kernelParams,
-    extra=None,  # noqa: N803
+    extra=None,
 ) -> None:
     """hipModuleLaunchKernel: launch ``f`` on a grid of blocks with ``sharedMemBytes``
     of dynamic shared memory on ``stream``; ``kernelParams`` is a sequence of the
@@ -144,7 +144,7 @@ def hipModuleLaunchKernel(  # noqa: N802
 
 
 @hip_api
-def hipFuncGetAttributes(func: int) -> hipFuncAttributes:  # noqa: N802
+def hipFuncGetAttributes(func: int) -> hipFuncAttributes:
     """hipFuncGetAttributes: what hipkit knows of a function (hipFuncAttributes)."""
     kernel = _kernel(func)
     static = kernel.info.static_shared_bytes
@@ -177,7 +177,7 @@ _FIELDS: dict[int, str] = {
 
 
 @hip_api
-def hipFuncGetAttribute(attrib: int, hfunc: int) -> int:  # noqa: N802
+def hipFuncGetAttribute(attrib: int, hfunc: int) -> int:
     """hipFuncGetAttribute: one attribute (hipFunction_attribute) of a function."""
     try:
         field = _FIELDS[attrib]
@@ -190,7 +190,7 @@ hipFuncAttributeMaxDynamicSharedMemorySize = 8  # hipFuncAttribute
 
 
 @hip_api
-def hipFuncSetAttribute(func: int, attr: int, value: int) -> None:  # noqa: N802
+def hipFuncSetAttribute(func: int, attr: int, value: int) -> None:
     """hipFuncSetAttribute: hipFuncAttributeMaxDynamicSharedMemorySize raises the
     kernel's dynamic shared memory limit (above 48 KiB on NVIDIA GPUs)."""
     if attr != hipFuncAttributeMaxDynamicSharedMemorySize:

@@ -33,7 +33,7 @@ class HiprtcError(RuntimeError):
         super().__init__(f"{text}\n{log}" if log else text)
 
 
-class hiprtcProgram:  # noqa: N801 - HIP's own name
+class hiprtcProgram:  # HIP's own name
     """A program of hiprtcCreateProgram: source, headers, name expressions, and
     once compiled its code and log.  Opaque: use the hiprtc functions."""
 
@@ -80,9 +80,9 @@ def _compiled(prog: Any) -> hiprtcProgram:
 def hiprtcCreateProgram(
     src,
     name=None,
-    headers: Sequence = (),  # noqa: N802 - HIP's names
+    headers: Sequence = (),  # HIP's names
     includeNames: Sequence = (),
-) -> hiprtcProgram:  # noqa: N803
+) -> hiprtcProgram:
     """hiprtcCreateProgram: a program from HIP C++ ``src``; ``name`` is the file name
     diagnostics show; ``headers[i]`` is the text ``#include "includeNames[i]"`` gives."""
     if src is None:
@@ -97,7 +97,7 @@ def hiprtcCreateProgram(
     return hiprtcProgram(_text(src, "src"), _text(name, "name") if name else "default_program", texts)
 
 
-def hiprtcAddNameExpression(prog, name_expression) -> None:  # noqa: N802
+def hiprtcAddNameExpression(prog, name_expression) -> None:
     """hiprtcAddNameExpression: make a kernel instantiation (``"axpy<float>"``) part of
     the program, its lowered name given by hiprtcGetLoweredName after compiling."""
     prog = _program(prog)
@@ -110,7 +110,7 @@ def hiprtcAddNameExpression(prog, name_expression) -> None:  # noqa: N802
         prog._name_expressions.append(expression)
 
 
-def hiprtcCompileProgram(prog, options: Sequence = ()) -> None:  # noqa: N802
+def hiprtcCompileProgram(prog, options: Sequence = ()) -> None:
     """hiprtcCompileProgram: compile for the current device; options as hipcc's
     (``-D``, ``-I``, ``-std=``, ``-O``, ...).  Raises HiprtcError(HIPRTC_ERROR_COMPILATION)
     with the log on failure."""
@@ -137,17 +137,17 @@ def hiprtcCompileProgram(prog, options: Sequence = ()) -> None:  # noqa: N802
     prog._binary, prog._target, prog._log = binary, target, getattr(binary, "log", "")
 
 
-def hiprtcGetProgramLogSize(prog) -> int:  # noqa: N802
+def hiprtcGetProgramLogSize(prog) -> int:
     """hiprtcGetProgramLogSize: the log's size in bytes, counting the terminating NUL as hiprtc does."""
     return len(_program(prog)._log.encode()) + 1
 
 
-def hiprtcGetProgramLog(prog) -> str:  # noqa: N802
+def hiprtcGetProgramLog(prog) -> str:
     """hiprtcGetProgramLog: the compiler's diagnostics (errors name the file and line)."""
     return _program(prog)._log
 
 
-def hiprtcGetCode(prog) -> bytes:  # noqa: N802
+def hiprtcGetCode(prog) -> bytes:
     """hiprtcGetCode: the compiled module's bytes, which hipModuleLoadData loads."""
     prog = _compiled(prog)
     if prog._code is None:
@@ -156,12 +156,12 @@ def hiprtcGetCode(prog) -> bytes:  # noqa: N802
     return prog._code
 
 
-def hiprtcGetCodeSize(prog) -> int:  # noqa: N802
+def hiprtcGetCodeSize(prog) -> int:
     """hiprtcGetCodeSize: the size of hiprtcGetCode's bytes."""
     return len(hiprtcGetCode(prog))
 
 
-def hiprtcGetLoweredName(prog, name_expression) -> str:  # noqa: N802
+def hiprtcGetLoweredName(prog, name_expression) -> str:
     """hiprtcGetLoweredName: the name hipModuleGetFunction finds a name expression's kernel by.
 
     hipkit's modules are looked up by name expression on every platform, so this
@@ -179,14 +179,14 @@ def hiprtcGetLoweredName(prog, name_expression) -> str:  # noqa: N802
     return expression
 
 
-def hiprtcDestroyProgram(prog) -> None:  # noqa: N802
+def hiprtcDestroyProgram(prog) -> None:
     """hiprtcDestroyProgram: release a program; using it afterwards is an error."""
     prog = _program(prog)
     prog._destroyed = True
     prog._binary = prog._code = None
 
 
-def hiprtcGetErrorString(result: int) -> str:  # noqa: N802
+def hiprtcGetErrorString(result: int) -> str:
     """hiprtcGetErrorString: the result's name ("HIPRTC_ERROR_COMPILATION"), as HIP's hiprtc gives it."""
     try:
         return hiprtcResult(result).name

@@ -47,13 +47,13 @@ def resolve_event(event: Any) -> Event:
 
 
 @hip_api
-def hipStreamCreate() -> int:  # noqa: N802 - HIP's names
+def hipStreamCreate() -> int:  # HIP's names
     """hipStreamCreate: a new blocking stream on the current device; returns its handle."""
     return hipStreamCreateWithFlags(0)
 
 
 @hip_api
-def hipStreamCreateWithFlags(flags: int) -> int:  # noqa: N802
+def hipStreamCreateWithFlags(flags: int) -> int:
     """hipStreamCreateWithFlags: a new stream; ``flags`` hipStreamDefault or hipStreamNonBlocking."""
     if flags not in (0, hipStreamNonBlocking):
         raise HipError(hipError_t.hipErrorInvalidValue, f"invalid stream flags {flags!r}")
@@ -62,7 +62,7 @@ def hipStreamCreateWithFlags(flags: int) -> int:  # noqa: N802
 
 
 @hip_api
-def hipStreamDestroy(stream: int) -> None:  # noqa: N802
+def hipStreamDestroy(stream: int) -> None:
     """hipStreamDestroy: destroy a stream from hipStreamCreate; its queued work completes."""
     if not stream:
         raise HipError(hipError_t.hipErrorInvalidHandle, "the null stream cannot be destroyed")
@@ -73,7 +73,7 @@ def hipStreamDestroy(stream: int) -> None:  # noqa: N802
 
 
 @hip_api
-def hipStreamSynchronize(stream=None) -> None:  # noqa: N802
+def hipStreamSynchronize(stream=None) -> None:
     """hipStreamSynchronize: wait until the work queued on ``stream`` is done."""
     device, handle = resolve_stream(stream)
     device.platform.stream_synchronize(device._native, handle)
@@ -81,7 +81,7 @@ def hipStreamSynchronize(stream=None) -> None:  # noqa: N802
 
 
 @hip_api
-def hipStreamQuery(stream=None) -> hipError_t:  # noqa: N802
+def hipStreamQuery(stream=None) -> hipError_t:
     """hipStreamQuery: hipSuccess if ``stream``'s work is done, else hipErrorNotReady
     (returned, not raised, and not recorded as the last error)."""
     device, handle = resolve_stream(stream)
@@ -92,7 +92,7 @@ def hipStreamQuery(stream=None) -> hipError_t:  # noqa: N802
 
 
 @hip_api
-def hipStreamWaitEvent(stream, event, flags: int = 0) -> None:  # noqa: N802
+def hipStreamWaitEvent(stream, event, flags: int = 0) -> None:
     """hipStreamWaitEvent: later work on ``stream`` waits until ``event`` completes;
     the event may be another device's (of the same platform), as in HIP."""
     if flags != 0:
@@ -107,13 +107,13 @@ def hipStreamWaitEvent(stream, event, flags: int = 0) -> None:  # noqa: N802
 
 
 @hip_api
-def hipEventCreate() -> int:  # noqa: N802
+def hipEventCreate() -> int:
     """hipEventCreate: a new event (timing enabled) on the current device; returns its handle."""
     return hipEventCreateWithFlags(0)
 
 
 @hip_api
-def hipEventCreateWithFlags(flags: int) -> int:  # noqa: N802
+def hipEventCreateWithFlags(flags: int) -> int:
     """hipEventCreateWithFlags: a new event; ``flags`` an or of hipEventDefault,
     hipEventBlockingSync and hipEventDisableTiming."""
     if isinstance(flags, int) and flags & hipEventInterprocess:
@@ -127,7 +127,7 @@ def hipEventCreateWithFlags(flags: int) -> int:  # noqa: N802
 
 
 @hip_api
-def hipEventDestroy(event: int) -> None:  # noqa: N802
+def hipEventDestroy(event: int) -> None:
     """hipEventDestroy: destroy an event from hipEventCreate."""
     obj: Event = _state.events.get(event).obj
     obj.destroy()
@@ -135,7 +135,7 @@ def hipEventDestroy(event: int) -> None:  # noqa: N802
 
 
 @hip_api
-def hipEventRecord(event, stream=None) -> None:  # noqa: N802
+def hipEventRecord(event, stream=None) -> None:
     """hipEventRecord: record ``event`` on ``stream`` (0/None: the null stream)."""
     obj = resolve_event(event)
     device, handle = resolve_stream(stream, obj.device)
@@ -143,14 +143,14 @@ def hipEventRecord(event, stream=None) -> None:  # noqa: N802
 
 
 @hip_api
-def hipEventSynchronize(event) -> None:  # noqa: N802
+def hipEventSynchronize(event) -> None:
     """hipEventSynchronize: wait until the work before the event's record is done."""
     obj = resolve_event(event)
     obj.device.platform.event_synchronize(obj.device._native, obj.handle)
 
 
 @hip_api
-def hipEventQuery(event) -> hipError_t:  # noqa: N802
+def hipEventQuery(event) -> hipError_t:
     """hipEventQuery: hipSuccess if the event has completed, else hipErrorNotReady (returned)."""
     obj = resolve_event(event)
     done = obj.device.platform.event_query(obj.device._native, obj.handle)
@@ -158,7 +158,7 @@ def hipEventQuery(event) -> hipError_t:  # noqa: N802
 
 
 @hip_api
-def hipEventElapsedTime(start, stop) -> float:  # noqa: N802
+def hipEventElapsedTime(start, stop) -> float:
     """hipEventElapsedTime: milliseconds between two recorded, completed events."""
     first, last = resolve_event(start), resolve_event(stop)
     return first.device.platform.event_elapsed(first.device._native, first.handle, last.handle)

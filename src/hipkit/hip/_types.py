@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..platforms.base import platform as base
 
 
-class hipMemcpyKind(enum.IntEnum):  # noqa: N801 - HIP's own name
+class hipMemcpyKind(enum.IntEnum):  # HIP's own name
     """Direction of a copy; hipMemcpyDefault infers it from the pointers."""
 
     hipMemcpyHostToHost = base.HOST_TO_HOST
@@ -23,7 +23,7 @@ class hipMemcpyKind(enum.IntEnum):  # noqa: N801 - HIP's own name
     hipMemcpyDefault = base.DEFAULT
 
 
-class hipDeviceAttribute_t(enum.IntEnum):  # noqa: N801
+class hipDeviceAttribute_t(enum.IntEnum):
     """The attributes hipDeviceGetAttribute answers (those hipDeviceProp_t covers).
 
     Values: ROCm/HIP include/hip/hip_runtime_api.h, ``enum hipDeviceAttribute_t``
@@ -52,7 +52,7 @@ class hipDeviceAttribute_t(enum.IntEnum):  # noqa: N801
     hipDeviceAttributeWarpSize = 87
 
 
-class hipFunction_attribute(enum.IntEnum):  # noqa: N801
+class hipFunction_attribute(enum.IntEnum):
     """hipFuncGetAttribute's attributes (HIP's values, as CUDA's CUfunction_attribute)."""
 
     HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
@@ -68,22 +68,22 @@ class hipFunction_attribute(enum.IntEnum):  # noqa: N801
 
 
 @dataclass(frozen=True)
-class hipFuncAttributes:  # noqa: N801
+class hipFuncAttributes:
     """hipFuncGetAttributes' result (HIP's field names); 0 where hipkit has no number."""
 
-    binaryVersion: int  # noqa: N815 - HIP's field names
-    cacheModeCA: int  # noqa: N815
-    constSizeBytes: int  # noqa: N815
-    localSizeBytes: int  # noqa: N815
-    maxDynamicSharedSizeBytes: int  # noqa: N815
-    maxThreadsPerBlock: int  # noqa: N815
-    numRegs: int  # noqa: N815
-    preferredShmemCarveout: int  # noqa: N815
-    ptxVersion: int  # noqa: N815
-    sharedSizeBytes: int  # noqa: N815
+    binaryVersion: int  # HIP's field names
+    cacheModeCA: int
+    constSizeBytes: int
+    localSizeBytes: int
+    maxDynamicSharedSizeBytes: int
+    maxThreadsPerBlock: int
+    numRegs: int
+    preferredShmemCarveout: int
+    ptxVersion: int
+    sharedSizeBytes: int
 
 
-class hiprtcResult(enum.IntEnum):  # noqa: N801
+class hiprtcResult(enum.IntEnum):
     """hiprtc's status codes (ROCm/HIP include/hip/hiprtc.h)."""
 
     HIPRTC_SUCCESS = 0

@@ -132,14 +132,14 @@ class MemoryAllocation(_Record):
 class Stat:
     """One row of :func:`stats` (rocprofv3's kernel_stats.csv columns)."""
 
-    Name: str  # noqa: N815 - rocprofv3's column names
-    Calls: int  # noqa: N815
-    TotalDurationNs: int  # noqa: N815
-    AverageNs: float  # noqa: N815
-    Percentage: float  # noqa: N815
-    MinNs: int  # noqa: N815
-    MaxNs: int  # noqa: N815
-    StdDev: float  # noqa: N815
+    Name: str  # rocprofv3's column names
+    Calls: int
+    TotalDurationNs: int
+    AverageNs: float
+    Percentage: float
+    MinNs: int
+    MaxNs: int
+    StdDev: float
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -142,7 +142,7 @@ def mark(message: str) -> None:
         tracer.mark(str(message))
 
 
-class range:  # noqa: N801 - hipkit.range, after roctx's ranges
+class range:  # hipkit.range, after roctx's ranges
     """A named range of host time in the trace (roctxRangePush/Pop), nested
     per thread: ``with hipkit.range("step"):`` or, on a function,
     ``@hipkit.range("step")``.  Costs one test when not profiling."""
@@ -201,7 +201,7 @@ def start_from_environment() -> None:
         finished = True
         try:
             tracer.stop()
-        except Exception as exc:  # noqa: BLE001 - the program's own exit status must stay
+        except Exception as exc:  # the program's own exit status must stay
             print(f"hipkit prof: the trace may be incomplete: {exc}", file=sys.stderr)
 
     atexit.register(finish)

@@ -82,7 +82,7 @@ class Packer:
             "Allocation": Allocation,
         }
         namespace.update((f"c{i}", convert) for i, convert in enumerate(self._converters))
-        exec("\n".join(lines), namespace)  # noqa: S102 - our own text, made from the parameter kinds
+        exec("\n".join(lines), namespace)  # our own text, made from the parameter kinds
         return namespace["pack"]
 
     def _arity_error(self, given: int) -> TypeError:

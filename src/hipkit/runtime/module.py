@@ -70,7 +70,7 @@ def _resolve_target(target, device: Device) -> Target:
     raise ValueError(f"unknown target {target!r} (examples: 'cpu', 'sm_90')")
 
 
-def compile(  # noqa: A001 - the field's own name (hiprtc/NVRTC "compile")
+def compile(  # the field's own name (hiprtc/NVRTC "compile")
     source: str,
     *,
     options: tuple[str, ...] | list[str] = (),

@@ -119,13 +119,13 @@ LAUNCH_PARAM_BUFFER_POINTER, LAUNCH_PARAM_BUFFER_SIZE, LAUNCH_PARAM_END = 1, 2, 
 MEMCPY_DEFAULT = 4  # hipMemcpyDefault: the runtime tells host from device pointers
 
 
-class hipDeviceArch_t(ctypes.Structure):  # noqa: N801 - HIP's names
+class hipDeviceArch_t(ctypes.Structure):  # HIP's names
     """17 one-bit feature flags in an unsigned int."""
 
     _fields_ = [("bits", c_uint)]
 
 
-class hipDeviceProp_t(ctypes.Structure):  # noqa: N801
+class hipDeviceProp_t(ctypes.Structure):
     """hipDeviceProp_t as ROCm 5 declares it, which ROCm 6 and 7 keep as
     ``hipDeviceProp_tR0000`` (filled by ``hipGetDevicePropertiesR0000``)."""
 

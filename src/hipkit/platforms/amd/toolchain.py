@@ -33,6 +33,7 @@ __all__ = ["AmdToolchain", "gpu_archs"]
 
 _GFX = re.compile(r"gfx[0-9a-f]+(:[a-z-]+[+-])*$")
 
+
 def gpu_archs() -> list[str]:
     """The gfx targets of the AMD GPUs in the KFD topology."""
     return [gfx_target(version) for _, version in amd_gpus(System()) if version]

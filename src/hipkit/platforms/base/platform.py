@@ -79,27 +79,27 @@ class DeviceProperties:
     """hipDeviceProp_t's commonly read fields (HIP's names)."""
 
     name: str
-    gcnArchName: str  # noqa: N815 - HIP's field names
+    gcnArchName: str  # HIP's field names
     platform: str
-    totalGlobalMem: int  # noqa: N815
-    sharedMemPerBlock: int  # noqa: N815
-    warpSize: int  # noqa: N815
-    maxThreadsPerBlock: int  # noqa: N815
-    maxThreadsDim: tuple[int, int, int]  # noqa: N815
-    maxGridSize: tuple[int, int, int]  # noqa: N815
-    multiProcessorCount: int  # noqa: N815
-    clockRate: int  # noqa: N815 - kHz
-    l2CacheSize: int  # noqa: N815
-    totalConstMem: int  # noqa: N815
-    regsPerBlock: int  # noqa: N815
+    totalGlobalMem: int
+    sharedMemPerBlock: int
+    warpSize: int
+    maxThreadsPerBlock: int
+    maxThreadsDim: tuple[int, int, int]
+    maxGridSize: tuple[int, int, int]
+    multiProcessorCount: int
+    clockRate: int  # kHz
+    l2CacheSize: int
+    totalConstMem: int
+    regsPerBlock: int
     major: int
     minor: int
-    memoryClockRate: int = 0  # noqa: N815 - kHz; 0 where not known
-    memoryBusWidth: int = 0  # noqa: N815 - bits
-    maxSharedMemoryPerMultiProcessor: int = 0  # noqa: N815
-    pciDomainID: int = 0  # noqa: N815 - 0 for a device that is not on PCI (the CPU)
-    pciBusID: int = 0  # noqa: N815
-    pciDeviceID: int = 0  # noqa: N815
+    memoryClockRate: int = 0  # kHz; 0 where not known
+    memoryBusWidth: int = 0  # bits
+    maxSharedMemoryPerMultiProcessor: int = 0
+    pciDomainID: int = 0  # 0 for a device that is not on PCI (the CPU)
+    pciBusID: int = 0
+    pciDeviceID: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

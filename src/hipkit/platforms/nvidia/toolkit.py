@@ -107,7 +107,7 @@ def find_nvrtc() -> Nvrtc | None:
         header_dir = pathfinder.find_nvidia_header_directory("nvrtc")
         if header_dir:
             roots.append(Path(header_dir).parent)
-    except Exception:  # noqa: BLE001 - cuda-pathfinder absent or failing: the folders below
+    except Exception:  # cuda-pathfinder absent or failing: the folders below
         pass
     nvcc = find_nvcc()
     roots += cuda_homes()
