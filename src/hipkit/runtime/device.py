@@ -67,6 +67,28 @@ class Device:
         """What to compile for to run here."""
         return self.platform.target(self._native)
 
+    def set_current(self) -> None:
+        """Make this device current for the calling thread: hipkit's current device
+        (``hipSetDevice``; ``with device:`` does it for a block) and its platform's own
+        runtime's, so that a vendor library called next (cuBLAS, rocBLAS, NCCL) works
+        on it.
+
+        Example
+        -------
+        >>> dev = hipkit.Device(0)
+        >>> dev.set_current()
+        >>> cublas_handle = create_handle()  # doctest: +SKIP  (made on dev's context)
+        """
+        set_device(self)
+        self.platform.make_current(self._native)
+
+    @property
+    def native_context(self) -> int:
+        """The handle of the platform's context for this device (CUDA's ``CUcontext``,
+        the primary context, which the CUDA runtime, PyTorch and CuPy share); 0 where
+        the platform has none (ROCm, the CPU)."""
+        return self.platform.native_context(self._native)
+
     def synchronize(self) -> None:
         """Wait for all work on the device (hipDeviceSynchronize)."""
         self.platform.synchronize(self._native)

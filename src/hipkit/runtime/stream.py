@@ -107,6 +107,14 @@ class Stream(_Handle):
         self.non_blocking = non_blocking
 
     @property
+    def native_handle(self) -> int:
+        """The platform's own handle of this stream, for a vendor library that takes one
+        (CUDA's ``CUstream``/``cudaStream_t``, ROCm's ``hipStream_t``, the CPU runtime's
+        stream); the null stream is 0.  HipError(hipErrorInvalidHandle) once destroyed."""
+        self._check()
+        return self.handle
+
+    @property
     def __cuda_stream__(self):
         """cuda.core's stream protocol (GPU platforms): ``(0, handle)``, so that
         cuda.core, CuPy and others can use this stream."""

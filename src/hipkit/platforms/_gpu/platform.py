@@ -111,6 +111,9 @@ class GpuPlatform(Platform):
     def _use(self, device: int) -> None:
         """Make ``device`` current in this thread (HipError if there is none such)."""
 
+    def make_current(self, device: int) -> None:
+        self._use(device)
+
     @abstractmethod
     def _unload(self, handle: Any) -> None:
         """Unload a module from the driver."""

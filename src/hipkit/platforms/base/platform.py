@@ -312,6 +312,18 @@ class Platform(ABC):
         args: bytes,
     ) -> None: ...
 
+    # -- libraries: the platform's own runtime state, for vendor libraries called on its behalf
+    def make_current(self, device: int) -> None:  # noqa: B027 - a default: no state to set
+        """Make ``device`` current in the calling thread for the platform's own runtime,
+        as a vendor library called next expects (CUDA: the device's primary context;
+        ROCm: ``hipSetDevice``).  By default nothing: the platform keeps no current device
+        (the CPU runtime takes the device in every call)."""
+
+    def native_context(self, device: int) -> int:
+        """The handle of the context ``device``'s work runs in (CUDA's ``CUcontext``), for
+        a library that takes one; 0 where the platform has none."""
+        return 0
+
     # -- activity: the platform's own timestamps of device work (for the profiler)
     def activity_start(self) -> bool:
         """Start stamping this process's device work (launches, copies, memsets) with the

@@ -167,6 +167,9 @@ class NvidiaPlatform(GpuPlatform):
                 ctx = self._contexts[device]
         return ctx
 
+    def native_context(self, device: int) -> int:
+        return int(self._context(device))
+
     def _use(self, device: int) -> None:
         """Make ``device``'s primary context current in this thread (once per change)."""
         key = (device, self._generations[device] if 0 <= device < len(self._generations) else -1)
