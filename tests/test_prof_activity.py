@@ -73,7 +73,7 @@ def runtime(cpu):
 
 
 def read(lib, max_records: int = 1024) -> np.ndarray:
-    from hipkit.platforms.cpu.platform import ACTIVITY_RECORD
+    from hipkit.platforms.cpu.activity import ACTIVITY_RECORD
 
     out = np.zeros(max_records, ACTIVITY_RECORD)
     return out[: lib.hk_activity_read(out.ctypes.data, max_records)]

@@ -29,7 +29,11 @@ from ... import _cache, config
 from ..base.platform import PORTABLE_INCLUDE_DIR
 
 __all__ = [
+    "DeviceInfo",
+    "FunctionAttributes",
     "INCLUDE_DIR",
+    "KernelDesc",
+    "ParamDesc",
     "LIBRARY_NAME",
     "build_key",
     "lib_dir",
@@ -114,6 +118,54 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hk_activity_notify": (c_int, [c_size_t]),
     "hk_activity_set_correlation": (c_uint64, [c_uint64]),
 }
+
+
+# The runtime's output structs (hipkit_cpu/runtime.h, abi.h), which callers pass
+# by ctypes.byref (the functions above take them as plain pointers).
+
+
+class DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char * 256),
+        ("arch", ctypes.c_char * 64),
+        ("total_global_mem", ctypes.c_uint64),
+        ("warp_size", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+        ("max_threads_dim", ctypes.c_uint32 * 3),
+        ("max_grid_size", ctypes.c_uint32 * 3),
+        ("shared_mem_per_block", ctypes.c_uint32),
+        ("multiprocessor_count", ctypes.c_uint32),
+        ("clock_rate_khz", ctypes.c_uint32),
+        ("l2_cache_size", ctypes.c_uint32),
+        ("total_const_mem", ctypes.c_uint32),
+        ("regs_per_block", ctypes.c_uint32),
+        ("compute_capability", ctypes.c_uint32 * 2),
+    ]
+
+
+class ParamDesc(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("align", ctypes.c_uint32), ("kind", ctypes.c_uint32)]
+
+
+class KernelDesc(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("symbol", ctypes.c_void_p),
+        ("entry", ctypes.c_void_p),
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("params", ctypes.POINTER(ParamDesc)),
+    ]
+
+
+class FunctionAttributes(ctypes.Structure):
+    _fields_ = [
+        ("mode", ctypes.c_uint32),
+        ("num_params", ctypes.c_uint32),
+        ("static_shared_bytes", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32),
+        ("activity_name", ctypes.c_void_p),
+    ]
 
 
 def _compiler() -> list[str]:

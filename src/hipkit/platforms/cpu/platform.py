@@ -1,13 +1,13 @@
 """The CPU platform: HIP kernels compiled to native code, run on all cores.
 
-The runtime is libhipkit_cpu (C++, built on first use and cached), the same
-library whole HIP programs link against; this module is its Python face.
+The runtime is libhipkit_cpu (C++, built on first use and cached by :mod:`._lib`),
+the same library whole HIP programs link against; this module is its Python face,
+with its activity records read by :mod:`.activity`.
 """
 
 from __future__ import annotations
 
 import ctypes
-import logging
 import os
 import platform as _platform
 import threading
@@ -15,13 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-import numpy as np
-
 from ... import __version__, config
 from ..._errors import HipError, hipError_t
 from ..base.platform import (
-    LAUNCH_RAN,
-    LAUNCH_RECORD,
     ActivityBatch,
     DeviceProperties,
     FunctionInfo,
@@ -33,92 +29,11 @@ from ..base.platform import (
     visible_indices,
 )
 from . import _lib
+from .activity import Activity
 from .compiler import Binary, compile_source, module_file, private_copy
 
-
-class _DeviceInfo(ctypes.Structure):
-    _fields_ = [
-        ("name", ctypes.c_char * 256),
-        ("arch", ctypes.c_char * 64),
-        ("total_global_mem", ctypes.c_uint64),
-        ("warp_size", ctypes.c_uint32),
-        ("max_threads_per_block", ctypes.c_uint32),
-        ("max_threads_dim", ctypes.c_uint32 * 3),
-        ("max_grid_size", ctypes.c_uint32 * 3),
-        ("shared_mem_per_block", ctypes.c_uint32),
-        ("multiprocessor_count", ctypes.c_uint32),
-        ("clock_rate_khz", ctypes.c_uint32),
-        ("l2_cache_size", ctypes.c_uint32),
-        ("total_const_mem", ctypes.c_uint32),
-        ("regs_per_block", ctypes.c_uint32),
-        ("compute_capability", ctypes.c_uint32 * 2),
-    ]
-
-
-class _ParamDesc(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_uint32), ("align", ctypes.c_uint32), ("kind", ctypes.c_uint32)]
-
-
-class _KernelDesc(ctypes.Structure):
-    _fields_ = [
-        ("name", ctypes.c_char_p),
-        ("symbol", ctypes.c_void_p),
-        ("entry", ctypes.c_void_p),
-        ("mode", ctypes.c_uint32),
-        ("num_params", ctypes.c_uint32),
-        ("params", ctypes.POINTER(_ParamDesc)),
-    ]
-
-
-class _FunctionAttributes(ctypes.Structure):
-    _fields_ = [
-        ("mode", ctypes.c_uint32),
-        ("num_params", ctypes.c_uint32),
-        ("static_shared_bytes", ctypes.c_uint32),
-        ("max_threads_per_block", ctypes.c_uint32),
-        ("activity_name", ctypes.c_void_p),
-    ]
-
-
-# runtime/activity.h's hk_activity_record, read in batches straight into a NumPy array.
-ACTIVITY_RECORD = np.dtype(
-    [
-        ("kind", np.uint32),
-        ("copy_kind", np.uint32),
-        ("device", np.int32),
-        ("thread_id", np.int32),
-        ("stream", np.uint64),
-        ("correlation_id", np.uint64),
-        ("enqueue_ns", np.int64),
-        ("start_ns", np.int64),
-        ("end_ns", np.int64),
-        ("call_ns", np.int64),
-        ("name", np.uintp),  # const char*, valid for the life of the process
-        ("grid", np.uint32, 3),
-        ("block", np.uint32, 3),
-        ("dynamic_shared", np.uint32),
-        ("static_shared", np.uint32),
-        ("bytes", np.uint64),
-        ("status", np.uint32),  # HK_ACTIVITY_RAN, _NEVER_RAN, _REFUSED: base.LAUNCH_*
-        ("error", np.int32),
-        ("src_device", np.int32),  # a copy's sides: the device whose memory each is, -1 the host's
-        ("dst_device", np.int32),
-    ],
-    align=True,
-)
-# Records kept unread at most (30 MiB): far more than the profiler lets wait (it
-# reads them once 16,384 wait), so that none is dropped unless something else
-# floods the runtime.
-ACTIVITY_CAPACITY = 1 << 18
-_ACTIVITY_BATCH = 4096
-_KERNEL_RECORD = 1  # HK_ACTIVITY_KERNEL
-# The fields a kernel's record and base.LAUNCH_RECORD share.
-_LAUNCH_FIELDS: tuple[str, ...] = ("thread_id", "call_ns", "start_ns", "end_ns", "grid", "block")
-_LAUNCH_FIELDS += ("dynamic_shared", "static_shared", "status", "error", "correlation_id")
 # A launch's answer asking for the records to be read soon (HK_ACTIVITY_READ_SOON).
 _READ_SOON = 0x48500001
-
-log = logging.getLogger("hipkit")
 
 _MODES = ("loop", "split", "fiber")
 # The vector extensions worth knowing about, as /proc/cpuinfo names them (x86, Arm).
@@ -160,15 +75,12 @@ class CpuPlatform(Platform):
         warp_size, threads, self._count = (config.get(name) for name in settings)
         self._call(self._lib.hkrt_init(warp_size, threads, self._count))
         self._generations = [self._lib.hkrt_reset_generation(d) for d in range(self._count)]
-        self._infos: dict[int, _DeviceInfo] = {}
+        self._infos: dict[int, _lib.DeviceInfo] = {}
         # Reentrant: garbage collection may unload a module (a finalizer) in
         # the middle of load_module.
         self._modules_lock = threading.RLock()
         self._loaded: dict[int, tuple[int, Path]] = {}  # module handle -> (its device, the file loaded)
-        self._activity_dropped = 0  # records the runtime dropped, as last reported
-        self._activity_names: dict[int, str] = {}  # a record's name pointer -> FunctionInfo.name
-        self._launch_names: list[str] = []  # ActivityBatch.names: grows, never reordered
-        self._launch_indices: dict[int, int] = {}  # a record's name pointer -> its index there
+        self._activity = Activity(self._lib, self._call)
         self._read_soon: Callable[[], None] | None = None  # activity_notify's reader
 
     def _call(self, code: int) -> None:
@@ -194,9 +106,9 @@ class CpuPlatform(Platform):
         the vendors' variables leave them alone."""
         return visible_indices(os.environ.get("HIP_VISIBLE_DEVICES"), self._count)
 
-    def _info(self, device: int) -> _DeviceInfo:
+    def _info(self, device: int) -> _lib.DeviceInfo:
         if device not in self._infos:
-            info = _DeviceInfo()
+            info = _lib.DeviceInfo()
             self._call(self._lib.hkrt_get_device_info(device, ctypes.byref(info)))
             self._infos[device] = info
         return self._infos[device]
@@ -402,11 +314,11 @@ class CpuPlatform(Platform):
     def get_function(self, device, module, name) -> FunctionInfo:
         desc = ctypes.c_void_p()
         self._call(self._lib.hkrt_module_get_function(module, name.encode(), ctypes.byref(desc)))
-        kernel = ctypes.cast(desc, ctypes.POINTER(_KernelDesc)).contents
-        attrs = _FunctionAttributes()
+        kernel = ctypes.cast(desc, ctypes.POINTER(_lib.KernelDesc)).contents
+        attrs = _lib.FunctionAttributes()
         self._call(self._lib.hkrt_function_get_attributes(desc, ctypes.byref(attrs)))
         if attrs.activity_name:
-            self._activity_names[attrs.activity_name] = name
+            self._activity.name(attrs.activity_name, name)
         params = tuple(
             Param(kernel.params[i].size, kernel.params[i].align, kernel.params[i].kind)
             for i in range(kernel.num_params)
@@ -448,58 +360,11 @@ class CpuPlatform(Platform):
     # ------------------------------------------------------------------ activity
 
     def activity_start(self) -> bool:
-        self._call(self._lib.hk_activity_enable(ACTIVITY_CAPACITY))
-        self._activity_dropped = 0
+        self._activity.start()
         return True
 
     def activity_read(self) -> ActivityBatch:
-        batches = []
-        while True:
-            batch = np.empty(_ACTIVITY_BATCH, ACTIVITY_RECORD)
-            count = self._lib.hk_activity_read(batch.ctypes.data, _ACTIVITY_BATCH)
-            batches.append(batch[:count])
-            if count < _ACTIVITY_BATCH:
-                break
-        records = np.concatenate(batches) if len(batches) > 1 else batches[0]
-        dropped = self._lib.hk_activity_dropped()
-        if dropped > self._activity_dropped:
-            log.warning(
-                "cpu: %d activity record(s) dropped, the runtime's buffer full: that work has host times",
-                dropped - self._activity_dropped,
-            )
-            self._activity_dropped = dropped
-        kernels = records["kind"] == _KERNEL_RECORD
-        work, launches = records[~kernels], records[kernels]
-        work = work[work["status"] == LAUNCH_RAN]  # a copy that never ran keeps its call's times
-        columns = ("thread_id", "enqueue_ns", "start_ns", "end_ns")
-        return ActivityBatch(
-            list(zip(*(work[column].tolist() for column in columns), strict=True)),
-            self._launches(launches),
-            self._launch_names,
-        )
-
-    def _launches(self, records: np.ndarray) -> np.ndarray:
-        """ActivityBatch.launches from the runtime's kernel records."""
-        out = np.empty(len(records), LAUNCH_RECORD)
-        for field in _LAUNCH_FIELDS:
-            out[field] = records[field]
-        out["return_ns"], out["device"] = records["enqueue_ns"], records["device"]
-        out["stream"] = records["stream"].astype(np.int64)
-        pointers, at = np.unique(records["name"], return_inverse=True)
-        out["name"] = np.array([self._launch_name(p) for p in pointers.tolist()], np.int64)[at]
-        return out
-
-    def _launch_name(self, pointer: int) -> int:
-        """The index in self._launch_names of the kernel whose record name is at ``pointer``:
-        the name get_function was given, else (a launch from elsewhere) the record's."""
-        index = self._launch_indices.get(pointer)
-        if index is None:
-            name = self._activity_names.get(pointer)
-            if name is None:
-                name = ctypes.string_at(pointer).decode(errors="replace") if pointer else "?"
-            index = self._launch_indices[pointer] = len(self._launch_names)
-            self._launch_names.append(name)
-        return index
+        return self._activity.read()
 
     def activity_correlate(self, correlation_id: int) -> None:
         self._lib.hk_activity_set_correlation(correlation_id)
