@@ -37,16 +37,11 @@ from ....cxx.declarations import parse_declaration
 from ....cxx.lexer import DIRECTIVE, IDENT, Token, tokenize
 from ....cxx.statements import local_declarations, parse_compound, walk
 from ....cxx.toplevel import Function, param_type, scan_top_level
-from .split import (
-    SYNC_NAMES,
-    THREAD_LOOP,
-    Splitter,
-    Unsupported,
-    extern_shared_pointer,
-    extern_shared_type,
-    is_strided_loop,
-    shared_declaration,
-)
+from .analysis import SYNC_NAMES, is_strided_loop, modified
+from .shared import extern_shared_pointer, extern_shared_type, shared_declaration
+from .split import Splitter
+from .split_regions import THREAD_LOOP
+from .split_state import Unsupported
 
 INCLUDE_DIR = Path(__file__).parents[1] / "include"
 _ABI = re.search(r"#define HK_ABI_VERSION (\d+)", (INCLUDE_DIR / "hipkit_cpu" / "abi.h").read_text())
@@ -454,8 +449,6 @@ def _reads_thread_identity(toks: list[Token], kernel_ranges: list[tuple[int, int
 
 
 def _param_modes(toks: list[Token], fn: Function) -> dict[str, str]:
-    from .split import modified
-
     assert fn.body_open is not None and fn.body_close is not None
     modes = {}
     for p in fn.params:
