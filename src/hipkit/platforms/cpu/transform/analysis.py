@@ -8,9 +8,10 @@ the shape of a grid-stride loop.
 
 from __future__ import annotations
 
-from ....cxx.brackets import match_close
+from ....cxx.brackets import find_top, match_close
 from ....cxx.lexer import ASSIGN_OPS, IDENT, PUNCT, Token
 from ....cxx.statements import Stmt, walk
+from ....cxx.toplevel import Function
 
 BARRIERS = frozenset({"__syncthreads", "__syncwarp"})
 # name -> (helper in exec.h, index of the first argument it uses)
@@ -131,3 +132,72 @@ def unary_context(prev: Token) -> bool:
     if prev.kind == PUNCT:
         return prev.text not in (")", "]", "++", "--")
     return prev.kind == IDENT and prev.text in ("return", "case", "sizeof")
+
+
+def called_names(toks: list[Token], lo: int, hi: int) -> set[str]:
+    names = set()
+    for j in range(lo, hi):
+        if toks[j].kind != IDENT:
+            continue
+        nxt = toks[j + 1].text
+        if nxt == "(":
+            names.add(toks[j].text)
+        elif nxt == "<":
+            k = j + 1
+            depth = 0
+            while k < hi:
+                if toks[k].text == "<":
+                    depth += 1
+                elif toks[k].text == ">":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif toks[k].text in (";", "{", "}"):
+                    break
+                k += 1
+            if k + 1 < hi and toks[k + 1].text == "(":
+                names.add(toks[j].text)
+    return names
+
+
+def synchronizing_functions(toks: list[Token], functions: list[Function]) -> set[str]:
+    """Names of non-kernel functions that (may) reach a barrier or warp operation."""
+    calls: dict[str, set[str]] = {}
+    for f in functions:
+        if f.body_open is None or "__hk_global" in f.specifiers:
+            continue
+        calls.setdefault(f.name, set()).update(called_names(toks, *f.body))
+    sync = {name for name, called in calls.items() if called & SYNC_NAMES}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name not in sync and called & sync:
+                sync.add(name)
+                changed = True
+    return sync
+
+
+def reads_thread_identity(toks: list[Token], kernel_ranges: list[tuple[int, int]]) -> bool:
+    """Whether code other than kernel bodies reads threadIdx, or reports it in a
+    failed assert (then the thread loops keep the TLS variable up to date)."""
+    for j, t in enumerate(toks):
+        if t.kind != IDENT:
+            continue
+        if t.text in ("__lane_id", "__lanemask_eq"):
+            return True
+        if t.text in ("threadIdx", "__assert_fail") and not any(a < j < b for a, b in kernel_ranges):
+            return True
+    return False
+
+
+def param_modes(toks: list[Token], fn: Function) -> dict[str, str]:
+    assert fn.body_open is not None and fn.body_close is not None
+    modes = {}
+    for p in fn.params:
+        if p.name is None:
+            continue
+        is_array = find_top(toks, p.start, p.end, "[") >= 0
+        changed = modified(toks, p.name, fn.body_open, fn.body_close, is_array)
+        modes[p.name] = "modified" if changed else "uniform"
+    return modes

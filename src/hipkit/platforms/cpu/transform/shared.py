@@ -1,8 +1,8 @@
 """``__shared__`` declarations inside functions, as the CPU's block functions hold them.
 
-A kernel's own shared array is a local of its block function (one block runs
-at a time on a worker); ``extern __shared__`` is a pointer to the dynamic
-shared memory the launch sized.
+A kernel's own shared array is a local of its block function, so each block
+has its own; ``extern __shared__`` is a pointer to the block's dynamic shared
+memory, which the launch sized.
 """
 
 from __future__ import annotations
