@@ -14,7 +14,7 @@ from ....cxx.statements import Stmt, walk
 from ....cxx.toplevel import Function
 
 BARRIERS = frozenset({"__syncthreads", "__syncwarp"})
-# name -> (helper in exec.h, index of the first argument it uses)
+# name -> (helper in hipkit_cpu/exec_warp_ops.h, index of the first argument it uses)
 SYNC_OPS = {
     "__shfl": ("shfl", 0),
     "__shfl_up": ("shfl_up", 0),

@@ -149,7 +149,7 @@ def _identity_rewrites(toks: list[Token], fn: Function, name: str) -> dict[int, 
 
 def _local_atomics(toks: list[Token], fn: Function, body) -> dict[int, tuple[int, str]]:
     """Atomics on the kernel's own __shared__ arrays: their pointer argument
-    wrapped in ::__hk::local(), which selects exec.h's non-atomic versions."""
+    wrapped in ::__hk::local(), which selects exec_local_atomics.h's plain versions."""
     declared = Counter(p.name for p in fn.params if p.name)
     shared = set()
     for name, keywords in local_declarations(toks, body):

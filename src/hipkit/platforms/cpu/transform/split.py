@@ -23,7 +23,7 @@ initializer is uniform is declared once, outside the loops.
 Warp operations (``__shfl*``, ``__ballot``, ``__any``/``__all``,
 ``__activemask``) and ``__syncthreads_count/and/or`` inside a statement are
 evaluated in three steps: a region computes their arguments for every thread,
-a helper from exec.h combines them lane by lane, and the statement then runs
+a helper from exec_warp_ops.h combines them lane by lane, and the statement then runs
 as a region reading its own result.
 
 Anything else (a barrier inside ``switch``, a function that synchronizes, a

@@ -1,7 +1,7 @@
 """Warp and block operations inside a statement of a split kernel, in three steps.
 
 A region computes the call's arguments for every thread, a helper of the
-CPU's executor (``::__hk::split_*``, hipkit_cpu/exec.h) combines them
+CPU's executor (``::__hk::split_*``, hipkit_cpu/exec_warp_ops.h) combines them
 lane by lane, and the statement then runs as a region reading its own result.
 ``v += __shfl_down(v, d)`` and its kin, with ``d`` uniform, are fused into
 one pass.
