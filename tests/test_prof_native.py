@@ -362,6 +362,21 @@ def test_without_cupti_the_error_says_where_it_looked(tmp_path):
         toolkit.find_cupti(homes=[tmp_path], wheels=False)
 
 
+def test_the_injection_library_is_keyed_by_every_part():
+    """The library is one translation unit of cupti_inject.cpp and the parts it
+    includes from its folder: each part is in the build's key (and the package)."""
+    folder = tracing.SOURCE.parent
+    included: set[Path] = set()
+    todo = [tracing.SOURCE]
+    while todo:
+        for name in re.findall(r'^#include "([^"]+)"', todo.pop().read_text(), re.M):
+            path = folder / name
+            if path.is_file() and path not in included:
+                included.add(path)
+                todo.append(path)
+    assert included == set(tracing.PARTS)
+
+
 def test_the_injection_library_builds_once():
     cupti = found_cupti()
     library = tracing.library(cupti)

@@ -21,8 +21,9 @@ hipStream_t s;  // a cudaStream_t
 
 from ..tables.names import Entry, NameTable, table
 from .files import FileResult, output_path, translate_file, translate_files
+from .report import Diagnostic, Location, Result, Stats
 from .rules import RULES, Rule
-from .translator import Diagnostic, Location, Options, Result, Stats, translate
+from .translator import Options, translate
 
 __all__ = [
     "translate",

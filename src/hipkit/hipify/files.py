@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cxx.lexer import LexError
-from .translator import Diagnostic, Options, Stats, translate
+from .report import Diagnostic, Stats
+from .translator import Options, translate
 
 __all__ = ["SOURCE_SUFFIXES", "FileResult", "translate_file", "translate_files", "output_path", "sources"]
 

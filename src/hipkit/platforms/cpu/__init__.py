@@ -5,7 +5,7 @@ Its faces, each a module here:
 - :mod:`.platform`: the runtime (``CpuPlatform``), the Python face of
   libhipkit_cpu (C++ in ``runtime/``, built on first use by :mod:`._lib`), the
   same library whole HIP programs link against;
-- :mod:`.compiler`, :mod:`.transform`, :mod:`.split`: kernels from HIP C++,
+- :mod:`.compiler`, :mod:`.transform`: kernels from HIP C++,
   through a source transform, compiled by the system C++ compiler;
 - :mod:`.toolchain`: whole programs (``hipkit cc --platform cpu``);
 - :mod:`.checks`: its section of ``hipkit doctor``;

@@ -1,7 +1,8 @@
 """The CUPTI injection library with which ``hipkit prof`` traces NVIDIA programs.
 
-``cupti_inject.cpp`` is compiled on first use with the C++ compiler
-(``HIPKIT_CXX``) against CUPTI's headers and library — the CUDA toolkit's
+``cupti_inject.cpp``, with the parts it includes (``cupti_*.h`` beside it), is
+compiled on first use with the C++ compiler (``HIPKIT_CXX``) against CUPTI's
+headers and library — the CUDA toolkit's
 (``$CUDA_HOME``, ``$CUDA_PATH``: ``extras/CUPTI`` or the toolkit's own
 include and lib folders), else NVIDIA's ``nvidia-cuda-cupti`` wheel in this
 Python (``nvidia/cu13``, the CUPTI hipkit's Python profiler loads), else
@@ -32,6 +33,8 @@ from ..base.platform import PORTABLE_INCLUDE_DIR
 from .toolkit import Cupti, CuptiUnavailable, find_cupti
 
 SOURCE = Path(__file__).with_name("cupti_inject.cpp")
+# The library's other parts, which SOURCE includes (found through -I SOURCE.parent).
+PARTS = sorted(SOURCE.parent.glob("cupti_*.h"))
 WRITER = PORTABLE_INCLUDE_DIR / "hipkit_trace" / "native_trace.h"
 LIBRARY_NAME = "libhipkit_cupti.so"
 # Kinds of hipify's table that are not functions.
@@ -138,7 +141,8 @@ def library(cupti: Cupti | None = None) -> Path:
     """
     cupti = cupti or find_cupti()
     compile_flags, link = _command(cupti)
-    parts: list[str | bytes] = [SOURCE.read_bytes(), WRITER.read_bytes(), _names_text(), str(cupti.library)]
+    parts: list[str | bytes] = [SOURCE.read_bytes(), *(p.read_bytes() for p in PARTS), WRITER.read_bytes()]
+    parts += [_names_text(), str(cupti.library)]
     parts += link
     header = (cupti.include / "cupti_activity.h").read_bytes()
     parts += [*compile_flags, header, _compiler_version(compile_flags[:1])]

@@ -1,0 +1,124 @@
+// hipkit CPU platform, the block executor (exec.h): the block a block
+// function runs, what the launch guarantees about it, and its scratch memory,
+// where variables that live across a barrier keep one value per thread.
+// Nothing here is meant to be called by user code.
+#ifndef HIPKIT_CPU_EXEC_BLOCK_H
+#define HIPKIT_CPU_EXEC_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <new>
+#include <type_traits>
+
+#include "abi.h"
+
+namespace __hk {
+
+// The block being run, read once from the worker's context.
+struct block {
+  hk_block_context* ctx;
+  int n;  // threads in the block; 0 when the runtime queries attributes
+  const hk_index3* tids;
+  int bx, by, bz;
+
+  __attribute__((always_inline)) block() noexcept
+      : ctx(__hk_block),
+        n(static_cast<int>(ctx->nthreads)),
+        tids(ctx->thread_ids),
+        bx(n ? static_cast<int>(::blockDim.x) : 0),
+        by(n ? static_cast<int>(::blockDim.y) : 0),
+        bz(n ? static_cast<int>(::blockDim.z) : 0) {
+    // Facts the launch checks guarantee; they let the compiler prove index
+    // arithmetic does not wrap, and so vectorize loops over threads.
+    if (n > 1024 || bx > 1024 || by > 1024 || bz > 1024) __builtin_unreachable();
+  }
+
+  hk_index3 tid(unsigned t) const noexcept { return tids[t]; }
+  void note_shared(size_t bytes) const noexcept {
+    if (n == 0) ctx->static_shared_bytes += static_cast<uint32_t>(bytes);
+  }
+  void note_launch_bounds(unsigned max_threads) const noexcept {
+    if (n == 0) ctx->max_threads_per_block = max_threads;
+  }
+};
+
+// Runs body(std::true_type, blockIdx, blockDim, gridDim) for blocks whose
+// blockIdx.x < 2^21 (then blockIdx.x * blockDim.x + threadIdx.x fits in an int
+// and loops over threads vectorize), and body(std::false_type, ...) for the
+// others: two instantiations of one body.  The coordinates are passed by value
+// so that the compiler keeps them in registers and knows their ranges.
+template <class Body>
+__attribute__((always_inline)) inline void specialize(Body&& body) {
+  const hk_index3 block_idx = ::blockIdx, block_dim = ::blockDim, grid_dim = ::gridDim;
+  if (block_idx.x < (1u << 21)) {
+    body(std::true_type{}, block_idx, block_dim, grid_dim);
+  } else {
+    body(std::false_type{}, block_idx, block_dim, grid_dim);
+  }
+}
+
+// What the launch checks guarantee, told to the compiler inside the body.
+__attribute__((always_inline)) inline void assume_launch_limits(const hk_index3& block_idx,
+                                                                const hk_index3& block_dim,
+                                                                const hk_index3& grid_dim) {
+  if (block_idx.y > 65535u || block_idx.z > 65535u || grid_dim.y > 65535u || grid_dim.z > 65535u ||
+      block_dim.x > 1024u || block_dim.y > 1024u || block_dim.z > 1024u)
+    __builtin_unreachable();
+}
+
+__attribute__((always_inline)) inline void* scratch(hk_block_context* c, size_t bytes,
+                                                    size_t align) noexcept {
+  uintptr_t p = (reinterpret_cast<uintptr_t>(c->scratch_cur) + align - 1) & ~(uintptr_t)(align - 1);
+  if (p + bytes <= reinterpret_cast<uintptr_t>(c->scratch_end)) {
+    c->scratch_cur = reinterpret_cast<unsigned char*>(p + bytes);
+    return reinterpret_cast<void*>(p);
+  }
+  return __hk_scratch_alloc_slow(bytes, align);
+}
+
+// Per-thread storage for a variable that lives across a barrier (none in
+// query mode, when no thread runs).
+template <class T>
+__attribute__((always_inline)) inline T* per_thread(const block& b) noexcept {
+  if (!b.n) return nullptr;
+  return static_cast<T*>(scratch(b.ctx, sizeof(T) * b.n, alignof(T)));
+}
+
+// Initializes a per-thread slot as `T name(args)` would.  Scalars are assigned:
+// a placement new checks for a null address, which keeps loops over threads
+// from vectorizing.
+template <class T, class... A>
+__attribute__((always_inline)) inline void construct(T& slot, A&&... args) {
+  if constexpr (std::is_scalar_v<T> && sizeof...(A) == 1) {
+    const_cast<std::remove_const_t<T>&>(slot) = T(static_cast<A&&>(args)...);
+  } else {
+    ::new (const_cast<void*>(static_cast<const void*>(&slot))) T(static_cast<A&&>(args)...);
+  }
+}
+
+// Scratch allocated inside a scope (a loop body) is released at its end.
+struct scratch_mark {
+  hk_block_context* ctx;
+  unsigned char* cur;
+  unsigned char* end;
+  explicit scratch_mark(const block& b) noexcept
+      : ctx(b.ctx), cur(b.ctx->scratch_cur), end(b.ctx->scratch_end) {}
+  ~scratch_mark() {
+    ctx->scratch_cur = cur;
+    ctx->scratch_end = end;
+  }
+  scratch_mark(const scratch_mark&) = delete;
+  scratch_mark& operator=(const scratch_mark&) = delete;
+};
+
+inline unsigned char* zeroed_bytes(const block& b) noexcept {
+  unsigned char* m = per_thread<unsigned char>(b);
+  if (m) memset(m, 0, static_cast<size_t>(b.n));
+  return m;
+}
+
+}  // namespace __hk
+
+#endif  // HIPKIT_CPU_EXEC_BLOCK_H
