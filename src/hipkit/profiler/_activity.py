@@ -27,7 +27,7 @@ import itertools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -140,7 +140,7 @@ class Activity:
     def __init__(
         self,
         platform: Platform,
-        methods: dict[str, Callable],
+        methods: Mapping[str, Callable],
         spool: Spool,
         dispatch_ids: itertools.count,
         domains: Domains,

@@ -84,6 +84,7 @@ _SET_NAMES = {1: "hipMemset", 2: "hipMemsetD16", 4: "hipMemsetD32"}
 
 # The tracer running now (markers and ranges go to it), if any.
 active: Tracer | None = None
+_life = threading.Lock()  # a profile's start and stop: one at a time, whichever threads run them
 
 
 class _Thread:
@@ -179,7 +180,6 @@ class Tracer:
         # id(platform) -> its own timestamps, or None where its devices' clocks time the work
         self.activities: dict[int, Activity | None] = {}
         self.finalizer_unloads = 0
-        self._methods: dict[int, dict[str, Callable]] = {}  # id(platform) -> its own methods
         self._dispatch_ids = itertools.count(1)
         self._sizes: dict[int, int] = {}  # allocation sizes, for frees
         # Each platform's activity_correlate, where launches are not wrapped: a
@@ -212,22 +212,27 @@ class Tracer:
     # ------------------------------------------------------------------ life
 
     def start(self) -> None:
+        """Install at the hook point, over the tools there: one profile at a time."""
         global active
-        hooks.install(self)
+        with _life:
+            if active is not None:
+                raise RuntimeError("a profile is running: one at a time (a profiler is already installed)")
+            hooks.install(self)
+            active = self
         meta = [("pid", os.getpid()), ("started_ns", clock()), ("domains", self.domains.as_dict())]
         self.spool.rows["meta"] += meta
         self._thread_names.update((t.native_id, t.name) for t in threading.enumerate() if t.native_id)
         self._profile_before = threading.getprofile()
         threading.setprofile(self._thread_started)
-        active = self
 
     def stop(self) -> None:
         """Leave the hook point, resolve every record, give the events back."""
         global active
-        if active is self:
-            active = None
-        if hooks.installed() is self:  # not in a forked child, where it was left
-            hooks.uninstall(self)
+        with _life:
+            if active is self:
+                active = None
+            if self in hooks.installed():  # not in a forked child, where it was left
+                hooks.uninstall(self)
         if threading.getprofile() == self._thread_started:
             threading.setprofile(self._profile_before)
         try:
@@ -281,7 +286,7 @@ class Tracer:
             with self._lock:
                 device_clock = self.clocks.get(key)
                 if device_clock is None:
-                    methods = self._methods[id(platform)]
+                    methods = hooks.own_methods(platform)
                     device_clock = DeviceClock(platform, native, methods, self.spool, self._dispatch_ids)
                     self.clocks[key] = device_clock
         return device_clock
@@ -313,7 +318,6 @@ class Tracer:
 
     def wrap(self, platform: Platform, name: str, original: Callable[..., Any]) -> Callable[..., Any] | None:
         with self._lock:
-            self._methods.setdefault(id(platform), {})[name] = original
             if id(platform) not in self.activities:
                 self.activities[id(platform)] = self._start_activity(platform)
         activity = self.activities[id(platform)]
@@ -344,7 +348,7 @@ class Tracer:
             return None
         if not started:
             return None
-        methods = self._methods[id(platform)]
+        methods = hooks.own_methods(platform)
         activity = Activity(
             platform, methods, self.spool, self._dispatch_ids, self.domains, self.ids, self._note_thread
         )
@@ -636,7 +640,8 @@ def _copy_name(method: str, args: tuple) -> str:
 
 def _forked() -> None:
     """In a child made by fork(): the running tracer's records and spool are the parent's."""
-    global active
+    global active, _life
+    _life = threading.Lock()  # perhaps held by a thread that did not survive the fork
     if active is not None:
         tracer, active = active, None
         hooks.forget(tracer)
