@@ -39,8 +39,8 @@ from ._clock import add_device, copy_fields
 from ._spool import Block
 
 if TYPE_CHECKING:
+    from ._domains import Domains
     from ._spool import Spool
-    from ._tracer import Domains
 
 log = logging.getLogger("hipkit")
 
@@ -59,7 +59,7 @@ PENDING_MAX = 65536
 DEVICE, STREAM, THREAD, HOST_START, HOST_END = 1, 2, 3, 4, 5
 _HOST_SPAN = itemgetter(THREAD, HOST_START, HOST_END)
 # The blocks of launches' rows (_spool.Block): the fields of the kernel and API
-# rows of _tracer.py's layouts; name and device index the block's strings.
+# rows of _spool.py's layouts; name and device index the block's strings.
 _LAUNCH_KERNEL = np.dtype(
     [(f, np.int64) for f in ("dispatch_id", "correlation_id", "thread_id", "device", "stream", "name")]
     + [("grid", np.int64, 3), ("block", np.int64, 3)]
