@@ -36,6 +36,7 @@ import numpy as np
 from .._errors import HipError
 from ..platforms.base.platform import LAUNCH_NEVER_RAN, LAUNCH_REFUSED, ActivityBatch, Platform
 from ._clock import add_device, copy_fields
+from ._domains import KernelFilter
 from ._spool import Block
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class Activity:
         self.unmatched = 0  # records no entry claimed
         # Launches: the domains asked for, the ids of the calls no HIP-named call made.
         self._domains, self._call_ids, self._note_thread = domains, call_ids, note_thread
-        self._wanted: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
+        self._wanted = KernelFilter(domains)
         pid = os.getpid()
 
         def read_soon() -> None:
@@ -169,13 +170,6 @@ class Activity:
                 self.drain()
 
         platform.activity_notify(self.high, read_soon)
-
-    def _keeps(self, name: str) -> bool:
-        keep = self._wanted.get(name)
-        if keep is None:
-            domains = self._domains
-            keep = self._wanted[name] = domains.kernel and domains.kernel_wanted(name)
-        return keep
 
     def _launched(self, batch: ActivityBatch) -> None:
         """The platform's launch records, spooled as blocks of kernel and API rows
@@ -197,7 +191,7 @@ class Activity:
             api["start"], api["end"] = launches["call_ns"][own], launches["return_ns"][own]
             self.spool.add_block("launch_api", Block(api))
         names, name_at = np.unique(launches["name"], return_inverse=True)
-        keep = np.array([self._keeps(batch.names[i]) for i in names.tolist()], bool)[name_at]
+        keep = np.array([self._wanted[batch.names[i]] for i in names.tolist()], bool)[name_at]
         keep &= launches["status"] != LAUNCH_REFUSED  # a refused call's API row is all there is
         kept = np.flatnonzero(keep)
         if len(kept):
