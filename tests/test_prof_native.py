@@ -29,9 +29,8 @@ from test_prof_cli import prof
 from hipkit import platforms
 from hipkit.platforms.nvidia import gpu_present, toolkit, tracing
 from hipkit.platforms.nvidia.toolkit import find_nvcc
-from hipkit.profiler import _native, from_file
+from hipkit.profiler import Domains, _native, from_file
 from hipkit.profiler._spool import Spool
-from hipkit.profiler._tracer import Domains
 
 PROGRAMS = Path(__file__).with_name("native_programs")
 LAUNCHED = "launched\t1 \\ 2\n"  # traced.cpp's mark, with characters the file escapes

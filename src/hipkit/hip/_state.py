@@ -36,7 +36,7 @@ def set_last_error(code: int) -> None:
 def hip_api(fn: F) -> F:
     """Record the code of a HipError that ``fn`` raises as this thread's last
     error (hipGetLastError).  Successful calls leave it, as CUDA and ROCm 6 do.
-    With a tool at the hook point (runtime/hooks.py), the call goes through it."""
+    With tools at the hook point (runtime/hooks.py), the call goes through each."""
     name = fn.__name__
 
     @functools.wraps(fn)

@@ -11,7 +11,7 @@ Every runtime call reaches the tracer through the runtime's hook point
 runtime pays nothing beyond an attribute lookup per launch.
 """
 
-from ._tracer import Domains
+from ._domains import Domains
 from .records import ApiCall, KernelDispatch, Marker, MemoryAllocation, MemoryCopy, Stat
 from .session import Profile, mark, profile, range
 from .trace import StatsTable, Trace, from_file

@@ -27,7 +27,7 @@ import itertools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -36,11 +36,12 @@ import numpy as np
 from .._errors import HipError
 from ..platforms.base.platform import LAUNCH_NEVER_RAN, LAUNCH_REFUSED, ActivityBatch, Platform
 from ._clock import add_device, copy_fields
+from ._domains import KernelFilter
 from ._spool import Block
 
 if TYPE_CHECKING:
+    from ._domains import Domains
     from ._spool import Spool
-    from ._tracer import Domains
 
 log = logging.getLogger("hipkit")
 
@@ -59,7 +60,7 @@ PENDING_MAX = 65536
 DEVICE, STREAM, THREAD, HOST_START, HOST_END = 1, 2, 3, 4, 5
 _HOST_SPAN = itemgetter(THREAD, HOST_START, HOST_END)
 # The blocks of launches' rows (_spool.Block): the fields of the kernel and API
-# rows of _tracer.py's layouts; name and device index the block's strings.
+# rows of _spool.py's layouts; name and device index the block's strings.
 _LAUNCH_KERNEL = np.dtype(
     [(f, np.int64) for f in ("dispatch_id", "correlation_id", "thread_id", "device", "stream", "name")]
     + [("grid", np.int64, 3), ("block", np.int64, 3)]
@@ -140,7 +141,7 @@ class Activity:
     def __init__(
         self,
         platform: Platform,
-        methods: dict[str, Callable],
+        methods: Mapping[str, Callable],
         spool: Spool,
         dispatch_ids: itertools.count,
         domains: Domains,
@@ -161,7 +162,7 @@ class Activity:
         self.unmatched = 0  # records no entry claimed
         # Launches: the domains asked for, the ids of the calls no HIP-named call made.
         self._domains, self._call_ids, self._note_thread = domains, call_ids, note_thread
-        self._wanted: dict[str, bool] = {}  # kernel name -> whether the domains' filters keep it
+        self._wanted = KernelFilter(domains)
         pid = os.getpid()
 
         def read_soon() -> None:
@@ -169,13 +170,6 @@ class Activity:
                 self.drain()
 
         platform.activity_notify(self.high, read_soon)
-
-    def _keeps(self, name: str) -> bool:
-        keep = self._wanted.get(name)
-        if keep is None:
-            domains = self._domains
-            keep = self._wanted[name] = domains.kernel and domains.kernel_wanted(name)
-        return keep
 
     def _launched(self, batch: ActivityBatch) -> None:
         """The platform's launch records, spooled as blocks of kernel and API rows
@@ -197,7 +191,7 @@ class Activity:
             api["start"], api["end"] = launches["call_ns"][own], launches["return_ns"][own]
             self.spool.add_block("launch_api", Block(api))
         names, name_at = np.unique(launches["name"], return_inverse=True)
-        keep = np.array([self._keeps(batch.names[i]) for i in names.tolist()], bool)[name_at]
+        keep = np.array([self._wanted[batch.names[i]] for i in names.tolist()], bool)[name_at]
         keep &= launches["status"] != LAUNCH_REFUSED  # a refused call's API row is all there is
         kept = np.flatnonzero(keep)
         if len(kept):

@@ -19,7 +19,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .._errors import HipError
@@ -99,7 +99,7 @@ class DeviceClock:
     and the reference event that puts device times on the host's clock.
     ``methods`` are the platform's own (untraced) methods."""
 
-    def __init__(self, platform: Platform, native: int, methods: dict[str, Callable], spool: Spool, ids):
+    def __init__(self, platform: Platform, native: int, methods: Mapping[str, Callable], spool: Spool, ids):
         self.platform, self.native = platform, native
         self.name = add_device(platform, native, spool)
         self.spool, self._dispatch_ids = spool, ids

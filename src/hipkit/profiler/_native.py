@@ -5,7 +5,7 @@ A C++ program traced by ``hipkit prof`` — built by ``hipkit cc`` for the CPU
 ``cupti_inject.cpp``) — writes ``<HIPKIT_PROF_DIR>/<pid>.native.tsv`` as it
 runs (the writer: ``hipkit_trace/native_trace.h``).  One record a line,
 tab-separated: the domain, then the fields of that domain's spool row
-(``_tracer.py``) in order, a grid or block as ``x,y,z``, a meta value as JSON;
+(``_spool.py``) in order, a grid or block as ``x,y,z``, a meta value as JSON;
 in strings ``\\t``, ``\\n`` and ``\\\\`` stand for a tab, a newline and a
 backslash.  Times are CLOCK_MONOTONIC nanoseconds, ``time.perf_counter_ns``'s
 clock.  Kernel names are as the platform gives them (mangled on NVIDIA).
@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ._domains import Domains
 from ._spool import Spool
-from ._tracer import Domains
 
 SUFFIX = ".native.tsv"
 
@@ -50,7 +50,7 @@ def _triple(field: str) -> tuple[int, int, int]:
     return int(x), int(y), int(z)
 
 
-# Each domain's fields, in the order of its spool row (_tracer.py).
+# Each domain's fields, in the order of its spool row (_spool.py).
 _FIELDS: dict[str, tuple[Callable[[str], Any], ...]] = {
     # dispatch, correlation, thread, device, stream, name, grid, block,
     # dynamic shared, static shared, host start, start, end

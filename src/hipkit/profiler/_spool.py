@@ -40,6 +40,18 @@ DOMAINS = (
     "meta",
 )
 
+# Each domain's rows (tuples: cheap to make on the hot path); host_start: when the host asked for the work.
+#   kernel: (dispatch_id, correlation_id, thread_id, device, stream, name, grid, block,
+#            dynamic_shared, static_shared, host_start, start, end)
+#   copy:   (correlation_id, thread_id, device, stream, kind, bytes, src, dst, host_start, start, end)
+#   api:    (correlation_id, thread_id, function, start, end)
+#   marker: (correlation_id, thread_id, message, kind, depth, start, end)
+#   alloc:  (correlation_id, thread_id, operation, memory, device, size, address, start, end)
+#   device: (device, description);  thread: (thread_id, name);  meta: (key, value)
+# meta keys: pid, started_ns, ended_ns, domains; device_timestamps (per platform: their
+# source, "platform" or "events", entries given host times, records matching no call);
+# module_unloads_by_finalizer (modules the garbage collector unloaded: no API call).
+
 
 class Block(NamedTuple):
     """Rows of a domain as the columns of a NumPy structured array, and the

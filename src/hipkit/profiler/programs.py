@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import _export, _native
+from ._domains import Domains
 from ._spool import Spool
-from ._tracer import Domains
 from .trace import Trace, from_file
 
 __all__ = ["read_traces", "write_timeline"]

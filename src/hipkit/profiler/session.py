@@ -31,8 +31,9 @@ from typing import Any, TypeVar
 from .. import config
 from ..runtime.device import current_device
 from . import _tracer
+from ._domains import Domains
 from ._spool import Spool
-from ._tracer import Domains, Tracer
+from ._tracer import Tracer
 from .trace import Trace
 
 F = TypeVar("F", bound=Callable[..., Any])

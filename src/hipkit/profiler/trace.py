@@ -203,7 +203,7 @@ class Trace:
 
 
 def _launch_kernel_rows(blocks: Iterable[Any]) -> Iterator[tuple]:
-    """The kernel rows (_tracer.py's layout) of blocks of launches (_activity.py)."""
+    """The kernel rows (_spool.py's layout) of blocks of launches (_activity.py)."""
     block: Block
     for block in blocks:
         rows = block.rows
