@@ -17,7 +17,7 @@ are data, generated here and checked in beside this script, in
 ``errors.h``
     ``hipError_t`` with HIP's numbers, ``hipGetErrorName``/``hipGetErrorString`` with HIP's
     words (``hipkit._errors``), and ``hipCUDAErrorTohipError`` from the NVIDIA platform's
-    own table (``hipkit.platforms.nvidia.platform.hip_code``): CUDA's number where HIP has the same
+    own table (``hipkit.platforms.nvidia.driver.hip_code``): CUDA's number where HIP has the same
     one, else HIP's code for the same failure, else ``hipErrorUnknown``.
 
 ``module_names.h``
@@ -55,7 +55,7 @@ from pathlib import Path
 
 from hipkit import _errors
 from hipkit.hipify import arguments
-from hipkit.platforms.nvidia import platform as nvidia
+from hipkit.platforms.nvidia.driver import CUDA_TO_HIP
 from hipkit.tables import NVIDIA_PROGRAM_INCLUDE_DIR, names
 
 OUTPUT = NVIDIA_PROGRAM_INCLUDE_DIR / "hipkit_nvidia_program"
@@ -243,7 +243,7 @@ def render_errors() -> str:
     ]
     lines += [f"    case {int(e)}: return {_c_string(_errors.error_string(int(e)))};" for e in codes]
     lines += ['    default: return "unknown error";', "  }", "}", ""]
-    others = sorted(nvidia._CUDA_TO_HIP.items())
+    others = sorted(CUDA_TO_HIP.items())
     lines += [
         "// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's",
         "// numbering), else HIP's code for the same failure, else hipErrorUnknown.",

@@ -3,7 +3,7 @@
 Built on NVIDIA's own bindings (``cuda.bindings``, from ``pip install
 'hipkit[nvidia]'``).  Each device's primary context is used, as the CUDA
 runtime, PyTorch and CuPy do, so memory and streams are shared with them.
-CUDA's errors come back as HIP's codes (:func:`hip_code`).
+CUDA's errors come back as HIP's codes (:mod:`.driver`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import config
-from ..._errors import HipError, hipError_t
+from ..._errors import HipError
 from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_index
 from ..base.platform import (
     PARAM_OTHER,
@@ -30,74 +30,18 @@ from ..base.platform import (
     Target,
     kDLCUDA,
 )
-from . import _activity, compiler
+from . import _activity, compiler, driver
 from ._activity import Activity
 from .compiler import Binary
+from .driver import INVALID_VALUE, describe, hip_code, launch_error
 
-# CUDA driver errors without a HIP code of the same number, and what HIP calls them.
-_CUDA_TO_HIP = {
-    34: 35,  # CUDA_ERROR_STUB_LIBRARY: the driver is not installed -> hipErrorInsufficientDriver
-    46: 100,  # CUDA_ERROR_DEVICE_UNAVAILABLE -> hipErrorNoDevice
-    222: 218,  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION -> hipErrorInvalidKernelFile
-    703: 719,  # CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING
-    714: 719,  # CUDA_ERROR_HARDWARE_STACK_ERROR
-    715: 719,  # CUDA_ERROR_ILLEGAL_INSTRUCTION
-    716: 719,  # CUDA_ERROR_MISALIGNED_ADDRESS
-    717: 719,  # CUDA_ERROR_INVALID_ADDRESS_SPACE
-    718: 719,  # CUDA_ERROR_INVALID_PC
-    800: 801,  # CUDA_ERROR_NOT_PERMITTED -> hipErrorNotSupported
-}
-_HIP_CODES = frozenset(int(e) for e in hipError_t)
-_INVALID_VALUE, _INVALID_CONFIGURATION, _NOT_FOUND, _NOT_READY = 1, 9, 500, 600
+_NOT_FOUND, _NOT_READY = 500, 600
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
 log = logging.getLogger("hipkit")
-
-
-def hip_code(cuda_code: int) -> int:
-    """The hipError_t for a CUresult: the same number where HIP has it (HIP took
-    CUDA's numbering), else HIP's name for the same failure, else hipErrorUnknown."""
-    if cuda_code in _HIP_CODES:
-        return cuda_code
-    return _CUDA_TO_HIP.get(cuda_code, 999)
-
-
-def launch_error(cuda_code: int) -> int:
-    """The hipError_t of a failed cuLaunchKernel: a launch the configuration makes
-    impossible (CUDA_ERROR_INVALID_VALUE) is HIP's hipErrorInvalidConfiguration."""
-    code = hip_code(cuda_code)
-    return _INVALID_CONFIGURATION if code == _INVALID_VALUE else code
-
 
 _CU_LAUNCH_PARAMS = LaunchMarkers(buffer_pointer=1, buffer_size=2, end=0)  # CU_LAUNCH_PARAM_*
 _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
-
-
-def _driver():
-    """cuda.bindings' driver module, initialized; PlatformUnavailable with the reason if not."""
-    try:
-        from cuda.bindings import driver
-    except ImportError:
-        raise PlatformUnavailable(
-            "the cuda-bindings package is not installed (pip install 'hipkit[nvidia]')"
-        ) from None
-    try:
-        (err,) = driver.cuInit(0)
-    except Exception as exc:  # cuda.pathfinder's "library not found", by its own class
-        if "NotFound" in type(exc).__name__:
-            raise PlatformUnavailable("no NVIDIA driver (libcuda.so.1 not found)") from None
-        raise PlatformUnavailable(f"the NVIDIA driver could not be loaded: {exc}") from None
-    if err == 100:
-        raise PlatformUnavailable("no NVIDIA GPU is visible (CUDA_VISIBLE_DEVICES may hide them)")
-    if err:
-        raise PlatformUnavailable(f"the NVIDIA driver did not initialize: {_describe(driver, err)}")
-    return driver
-
-
-def _describe(driver, err) -> str:
-    name = driver.cuGetErrorName(err)[1]
-    text = driver.cuGetErrorString(err)[1]
-    return f"{name.decode() if name else int(err)}: {text.decode() if text else 'unknown error'}"
 
 
 class NvidiaPlatform(GpuPlatform):
@@ -114,12 +58,12 @@ class NvidiaPlatform(GpuPlatform):
         reason = compiler.unavailable_reason()
         if reason:
             raise PlatformUnavailable(reason)
-        self._cu = driver = _driver()
-        count = self._get(driver.cuDeviceGetCount())
+        self._cu = cu = driver.load()
+        count = self._get(cu.cuDeviceGetCount())
         if count == 0:
             raise PlatformUnavailable("no NVIDIA GPU is visible (CUDA_VISIBLE_DEVICES may hide them)")
         super().__init__(count)
-        self._devices = [self._get(driver.cuDeviceGet(i)) for i in range(count)]
+        self._devices = [self._get(cu.cuDeviceGet(i)) for i in range(count)]
         self._contexts: list[Any] = [None] * count
         # For the profiler's CUPTI records: each kernel symbol looked up -> the name it was
         # looked up by, and the streams made here (CUPTI names streams by ids of its own).
@@ -130,7 +74,7 @@ class NvidiaPlatform(GpuPlatform):
     # ------------------------------------------------------------------ errors, contexts
 
     def _error(self, err, what: str = "") -> HipError:
-        detail = _describe(self._cu, err)
+        detail = describe(self._cu, err)
         return HipError(hip_code(int(err)), f"{what}: {detail}" if what else detail)
 
     def _get(self, result):
@@ -293,7 +237,7 @@ class NvidiaPlatform(GpuPlatform):
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
         names = {1: "cuMemsetD8", 2: "cuMemsetD16", 4: "cuMemsetD32"}
         if elem_size not in names:
-            raise HipError(_INVALID_VALUE, f"memset of {elem_size}-byte elements")
+            raise HipError(INVALID_VALUE, f"memset of {elem_size}-byte elements")
         self._use(device)
         if asynchronous or stream:
             self._check(getattr(self._cu, names[elem_size] + "Async")(dst, value, count, stream))
@@ -564,7 +508,7 @@ class NvidiaPlatform(GpuPlatform):
             raise HipError(
                 launch_error(int(err)),
                 f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
-                f"dynamic shared memory: {_describe(self._cu, err)}",
+                f"dynamic shared memory: {describe(self._cu, err)}",
             )
 
 
