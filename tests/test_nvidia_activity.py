@@ -18,18 +18,10 @@ import pytest
 import hipkit
 from hipkit import platforms
 from hipkit.platforms.base.platform import LAUNCH_RAN, LAUNCH_REFUSED
-from hipkit.platforms.nvidia import _activity
-from hipkit.platforms.nvidia._activity import (
-    CALLS,
-    COPY,
-    KERNELS,
-    MATCH_WINDOW,
-    SET,
-    Activity,
-    _Buffers,
-    _pair,
-    unavailable_reason,
-)
+from hipkit.platforms.nvidia import cupti_buffers
+from hipkit.platforms.nvidia.activity import MATCH_WINDOW, _pair, unavailable_reason
+from hipkit.platforms.nvidia.cupti_buffers import CALLS, COPY, EXTERNALS, KERNELS, SET, Buffers
+from hipkit.platforms.nvidia.launch_records import Launches
 
 REASON = platforms.status()["nvidia"] or unavailable_reason()
 gpu = pytest.mark.skipif(bool(REASON), reason=f"NVIDIA platform with CUPTI absent: {REASON}")
@@ -63,14 +55,9 @@ def test_notes_whose_records_never_came_are_passed_over_within_the_window():
     assert _pair(too_far, SET, 4) is None
 
 
-def _joining(symbols: dict[str, str]) -> Activity:
-    """An Activity's joining of records, without CUPTI: streams are their own handles."""
-    activity = Activity.__new__(Activity)
-    activity._stream_handle = lambda device, sid: sid
-    activity._symbols, activity._launch_error = symbols, lambda code: 9 if code == 1 else code
-    activity._calls, activity._kernels, activity._external = np.empty(0, CALLS), np.empty(0, KERNELS), {}
-    activity.names, activity._name_index = [""], {}
-    return activity
+def _joining(symbols: dict[str, str]) -> Launches:
+    """The joining of launch records, without CUPTI: streams are their own handles."""
+    return Launches(symbols, lambda devices, stream_ids: stream_ids)
 
 
 def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(monkeypatch):
@@ -78,7 +65,7 @@ def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(monke
     hipkit's takes its call away; a refused call has no kernel; a HIP-named
     call's id comes with the launches it made (CUPTI's external correlation)."""
     # the kernel names CUPTI's records gave, which KERNELS' "name" indexes
-    monkeypatch.setattr(_Buffers, "symbols", ["_Z5scaleIfEvPT_i", "empty", "_ZN2at6native6kernelEv"])
+    monkeypatch.setattr(Buffers, "symbols", ["_Z5scaleIfEvPT_i", "empty", "_ZN2at6native6kernelEv"])
     activity = _joining({"_Z5scaleIfEvPT_i": "scale<float>", "empty": "empty"})
     grid, block = (2, 1, 1), (64, 1, 1)
 
@@ -91,18 +78,18 @@ def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(monke
         return np.array(list(rows), CALLS)
 
     # CUPTI's clock is 1000 ahead of the host's
-    first = activity._launches(
-        kernels((11, 7, 1500, 1600, 0, 16, 4), (13, 7, 1800, 1900, 2, 0, 0)),  # scale, then PyTorch's
-        calls((12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0)),
+    first = activity.join(
+        [kernels((11, 7, 1500, 1600, 0, 16, 4), (13, 7, 1800, 1900, 2, 0, 0))],  # scale, then PyTorch's
+        [calls((12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0))],
         offset=1000,
     )
     assert len(first) == 0  # neither launch is whole yet; the foreign kernel took its call away
     assert activity._calls["correlation_id"].tolist() == [12]
     assert activity._kernels["correlation_id"].tolist() == [11]
-    activity._external[11] = 5  # scale was launched inside the HIP-named call 5
-    out = activity._launches(
-        np.concatenate([activity._kernels, kernels((12, 7, 1700, 1710, 1, 0, 0))]),
-        np.concatenate([activity._calls, calls((11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1))]),
+    activity.external([np.array([(11, 5)], EXTERNALS)])  # scale was launched inside the HIP-named call 5
+    out = activity.join(
+        [kernels((12, 7, 1700, 1710, 1, 0, 0))],
+        [calls((11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1))],
         offset=1000,
     )
     assert out["status"].tolist() == [LAUNCH_RAN, LAUNCH_RAN, LAUNCH_REFUSED]
@@ -223,27 +210,27 @@ def _cupti_walk(monkeypatch, sizes: dict[int, int]) -> list[int]:
         record._obj.value = buffer + following
         return 0
 
-    monkeypatch.setattr(_Buffers, "_next", staticmethod(next_record))
-    monkeypatch.setattr(_Buffers, "_sizes", {})
+    monkeypatch.setattr(Buffers, "_next", staticmethod(next_record))
+    monkeypatch.setattr(Buffers, "_sizes", {})
     return asked
 
 
 def test_records_are_walked_by_sizes_learned_from_cupti_once(monkeypatch):
     buffer, sizes = _buffer((10, 16), (11, 24), (10, 16), (10, 16), (11, 24), (12, 8), (10, 16))
     asked = _cupti_walk(monkeypatch, sizes)
-    offsets = _Buffers._offsets(ctypes.addressof(buffer), len(buffer))
+    offsets = Buffers._offsets(ctypes.addressof(buffer), len(buffer))
     assert offsets == {10: [0, 40, 56, 104], 11: [16, 72], 12: [96]}
     assert asked == [0, 16, 96]  # CUPTI was asked once per kind
-    assert _Buffers._sizes == {10: 16, 11: 24, 12: 8}
+    assert Buffers._sizes == {10: 16, 11: 24, 12: 8}
 
 
 def test_a_walk_that_goes_wrong_is_redone_by_cupti(monkeypatch):
     buffer, sizes = _buffer((10, 16), (11, 24), (10, 32), (11, 24))  # kind 10 of two sizes
     _cupti_walk(monkeypatch, sizes)
-    assert _Buffers._offsets(ctypes.addressof(buffer), len(buffer)) == {10: [0, 40], 11: [16, 72]}
+    assert Buffers._offsets(ctypes.addressof(buffer), len(buffer)) == {10: [0, 40], 11: [16, 72]}
     last_unknown, sizes = _buffer((10, 16), (12, 8))  # the last record's size is not CUPTI's to say
     _cupti_walk(monkeypatch, sizes)
-    assert _Buffers._offsets(ctypes.addressof(last_unknown), len(last_unknown)) == {10: [0], 12: [16]}
+    assert Buffers._offsets(ctypes.addressof(last_unknown), len(last_unknown)) == {10: [0], 12: [16]}
 
 
 @gpu
@@ -275,15 +262,15 @@ def test_a_buffer_hipkit_did_not_lend_is_not_read(monkeypatch, caplog):
     without having been lent here is another tool's, and reading it could read
     freed memory; a lent one is read and given back."""
     taken: list[dict] = []
-    monkeypatch.setattr(_Buffers, "sink", taken.append)
-    monkeypatch.setattr(_Buffers, "lent", {})
-    monkeypatch.setattr(_Buffers, "_records", classmethod(lambda cls, buffer, valid: {"read": buffer}))
+    monkeypatch.setattr(Buffers, "sink", taken.append)
+    monkeypatch.setattr(Buffers, "lent", {})
+    monkeypatch.setattr(Buffers, "_records", classmethod(lambda cls, buffer, valid: {"read": buffer}))
     stranger = ctypes.create_string_buffer(64)
     with caplog.at_level(logging.WARNING, logger="hipkit"):
-        _Buffers._completed(None, 0, ctypes.addressof(stranger), 64, 64)
+        Buffers._completed(None, 0, ctypes.addressof(stranger), 64, 64)
     assert taken == [] and "did not lend" in caplog.text
     address, size, count = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
-    _Buffers._request(ctypes.pointer(address), ctypes.pointer(size), ctypes.pointer(count))
-    assert address.value in _Buffers.lent and size.value == _activity.BUFFER_BYTES
-    _Buffers._completed(None, 0, address.value, size.value, 64)
-    assert taken == [{"read": address.value}] and _Buffers.lent == {}
+    Buffers._request(ctypes.pointer(address), ctypes.pointer(size), ctypes.pointer(count))
+    assert address.value in Buffers.lent and size.value == cupti_buffers.BUFFER_BYTES
+    Buffers._completed(None, 0, address.value, size.value, 64)
+    assert taken == [{"read": address.value}] and Buffers.lent == {}

@@ -30,9 +30,10 @@ from ..base.platform import (
     Target,
     kDLCUDA,
 )
-from . import _activity, compiler, driver
-from ._activity import Activity
+from . import activity, compiler, driver
+from .activity import Activity
 from .compiler import Binary
+from .cupti_buffers import COPY, SET
 from .driver import INVALID_VALUE, describe, hip_code, launch_error
 
 _NOT_FOUND, _NOT_READY = 500, 600
@@ -69,7 +70,6 @@ class NvidiaPlatform(GpuPlatform):
         # looked up by, and the streams made here (CUPTI names streams by ids of its own).
         self._symbols: dict[str, str] = {}
         self._streams: dict[int, set[int]] = {}  # device -> stream handles
-        self._stream_handles: dict[tuple[int, int], int] = {}  # (device, CUPTI's id) -> handle
 
     # ------------------------------------------------------------------ errors, contexts
 
@@ -232,7 +232,7 @@ class NvidiaPlatform(GpuPlatform):
         else:
             self._check(self._cu.cuMemcpy(dst, src, nbytes))
         if self._activity is not None and nbytes:
-            self._activity.enqueued(device, stream, _activity.COPY, nbytes)
+            self._activity.enqueued(device, stream, COPY, nbytes)
 
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
         names = {1: "cuMemsetD8", 2: "cuMemsetD16", 4: "cuMemsetD32"}
@@ -246,7 +246,7 @@ class NvidiaPlatform(GpuPlatform):
         else:
             self._check(getattr(self._cu, names[elem_size])(dst, value, count))
         if self._activity is not None and count:
-            self._activity.enqueued(device, stream, _activity.SET, count * elem_size)
+            self._activity.enqueued(device, stream, SET, count * elem_size)
 
     # ------------------------------------------------------------------ streams, events
 
@@ -324,7 +324,6 @@ class NvidiaPlatform(GpuPlatform):
                 self._generations[device] += 1
                 self._modules = {h: m for h, m in self._modules.items() if m.device != device}
                 self._streams.pop(device, None)  # the reset destroyed them
-                self._stream_handles = {k: h for k, h in self._stream_handles.items() if k[0] != device}
                 if self._activity is not None:
                     self._activity.forget_device(device)
         try:
@@ -343,12 +342,12 @@ class NvidiaPlatform(GpuPlatform):
         """CUPTI's activity records, when cupti-python is installed (the
         ``nvidia`` extra); otherwise the profiler times with events."""
         if self._activity is None:
-            reason = _activity.unavailable_reason()
+            reason = activity.unavailable_reason()
             if reason:
                 log.info("hipkit: profiling with CUDA events: %s", reason)
                 return False
             try:
-                self._activity = Activity(self._stream_id, self._stream_handle, self._symbols, launch_error)
+                self._activity = Activity(self._context, self._streams, self._symbols)
             except Exception as exc:  # CUPTI refuses (another profiler attached, no permission)
                 log.warning("hipkit: profiling with CUDA events: CUPTI: %s", exc)
                 return False
@@ -368,27 +367,9 @@ class NvidiaPlatform(GpuPlatform):
             self._activity.notify(waiting, read)
 
     def activity_stop(self) -> None:
-        activity, self._activity = self._activity, None
-        if activity is not None:
-            activity.stop()
-
-    def _stream_id(self, device: int, stream: int) -> int:
-        from cupti import cupti
-
-        return int(cupti.get_stream_id_ex(int(self._context(device)), stream, 0))
-
-    def _stream_handle(self, device: int, stream_id: int) -> int:
-        """The handle of the stream CUPTI calls ``stream_id``: the null stream or one
-        made here; else (another library's stream) a number no handle is."""
-        handle = self._stream_handles.get((device, stream_id))
-        if handle is None:
-            for known in (0, *self._streams.get(device, ())):
-                try:
-                    self._stream_handles[device, self._stream_id(device, known)] = known
-                except Exception as exc:  # CUPTI does not know it (cupti-python's own error)
-                    log.debug("hipkit: CUPTI's id of stream %#x: %s", known, exc)
-            handle = self._stream_handles.setdefault((device, stream_id), -stream_id - 1)
-        return handle
+        current, self._activity = self._activity, None
+        if current is not None:
+            current.stop()
 
     # ------------------------------------------------------------------ several devices
 
