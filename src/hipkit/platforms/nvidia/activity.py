@@ -1,11 +1,12 @@
 """Device timestamps for the profiler on NVIDIA: CUPTI's activity records.
 
 CUPTI (through NVIDIA's ``cupti-python``) stamps each kernel, copy and memset
-on the GPU, and records each driver call.  Launches are CUPTI's kernel records
-joined with their launch calls (:mod:`.launch_records`), so the platform's
-launch path does nothing for the profiler, which reads whole launches here
-(``ActivityBatch.launches``).  A HIP-named call's id reaches the launches it
-makes as CUPTI's external correlation id (``correlate``).
+on the GPU, and records each driver and runtime call.  Launches are CUPTI's
+kernel records joined with their launch calls (:mod:`.launch_records`), so the
+platform's launch path does nothing for the profiler, which reads whole
+launches here (``ActivityBatch.launches``).  A HIP-named call's id reaches the
+launches it makes, and those a vendor library makes inside it, as CUPTI's
+external correlation id (``correlate``).
 
 Copies and memsets are still noted by the platform when it enqueues them
 (stream, kind, bytes, thread, host time) and paired with the records of their
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .cupti_buffers import CALL, COPY, EXTERNAL, KERNEL, SET, Buffers
+from .cupti_buffers import API, CALL, COPY, EXTERNAL, KERNEL, SET, Buffers
 from .launch_records import Launches
 
 log = logging.getLogger("hipkit")
@@ -70,19 +71,34 @@ class Activity:
         self._stream_handles: dict[tuple[int, int], int] = {}  # (device, CUPTI's id) -> handle
         self._queues: dict[tuple[int, int], deque[Note]] = {}  # by (device, stream handle)
         self._notes: dict[tuple[int, int], deque[Note]] = {}  # by (device, CUPTI's stream id)
-        self._records: dict[int, list[Any]] = {kind: [] for kind in (KERNEL, COPY, SET, CALL, EXTERNAL)}
+        self._records: dict[int, list[Any]] = {kind: [] for kind in (KERNEL, COPY, SET, CALL, EXTERNAL, API)}
         self.launches = Launches(symbols, self._handles)
         self._waiting = 0  # records taken since the last read
         self._notify: tuple[int, threading.Event] | None = None  # (records, the reader's wake-up)
         self._lock = threading.Lock()
         kinds = cupti.ActivityKind
-        self._kinds: tuple[Any, ...] = (kinds.CONCURRENT_KERNEL, kinds.MEMCPY, kinds.MEMSET)
-        self._kinds += (kinds.DRIVER, kinds.EXTERNAL_CORRELATION)
+        # The runtime's calls for the launches of libraries built on it (cuBLAS...), and
+        # CUDA's own launches outside any API call where this CUPTI records them.
+        wanted: tuple[Any, ...] = (kinds.CONCURRENT_KERNEL, kinds.MEMCPY, kinds.MEMSET, kinds.DRIVER)
+        wanted += (kinds.RUNTIME, kinds.EXTERNAL_CORRELATION)
+        internal = getattr(kinds, "INTERNAL_LAUNCH_API", None)
         Buffers.register(cupti)
         Buffers.sink = self._take
         cupti.set_thread_id_type(cupti.ActivityThreadIdType.SYSTEM)
-        for kind in self._kinds:
-            cupti.activity_enable(kind)
+        self._kinds: tuple[Any, ...] = ()
+        try:
+            for kind in wanted:
+                cupti.activity_enable(kind)
+                self._kinds += (kind,)
+        except Exception:
+            self.stop()
+            raise
+        if internal is not None:
+            try:
+                cupti.activity_enable(internal)
+                self._kinds += (internal,)
+            except Exception as exc:  # cupti-python's error: an older CUPTI than its bindings
+                log.debug("hipkit: CUPTI's launches outside API calls are not recorded: %s", exc)
 
     def stop(self) -> None:
         cupti = self._cupti
@@ -139,12 +155,13 @@ class Activity:
         with self._lock:
             for kind, taken in records.items():
                 self._records[kind].extend(taken)
-                self._waiting += sum(len(t) for t in taken) if kind in (KERNEL, CALL) else len(taken)
+                self._waiting += len(taken) if kind in (COPY, SET) else sum(len(t) for t in taken)
             notify = self._notify
             if notify is not None and self._waiting >= notify[0]:
                 notify[1].set()
 
     def read(self) -> tuple[list[tuple[int, int, int, int]], np.ndarray, list[str]]:
+        now = int(self._cupti.get_timestamp())  # every call returned before is flushed now
         self._cupti.activity_flush_all(1)
         offset = self._offset()
         with self._lock:
@@ -152,8 +169,7 @@ class Activity:
             self._records = {kind: [] for kind in records}
             self._waiting = 0
         launches = self.launches
-        launches.external(records[EXTERNAL])
-        joined = launches.join(records[KERNEL], records[CALL], offset)
+        joined = launches.join(records[KERNEL], records[CALL], records[EXTERNAL], records[API], offset, now)
         return self._work(records, offset), joined, launches.names
 
     def _work(self, records: dict[int, list[Any]], offset: int) -> list[tuple[int, int, int, int]]:

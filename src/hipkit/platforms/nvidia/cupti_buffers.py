@@ -20,7 +20,9 @@ import numpy as np
 
 log = logging.getLogger("hipkit")
 
-KERNEL, COPY, SET, CALL, EXTERNAL = 1, 2, 3, 4, 5  # the records read (CALL: a cuLaunchKernel)
+# The records read.  CALL: a launch call (the driver's, the runtime's, or one of CUDA's own
+# outside any API call); API: the correlation id of every API call, a launch or not.
+KERNEL, COPY, SET, CALL, EXTERNAL, API = 1, 2, 3, 4, 5, 6
 BUFFER_BYTES = 32 << 20  # CUPTI's buffers: few completions while a program runs
 
 _REQUEST = ctypes.CFUNCTYPE(
@@ -38,7 +40,9 @@ _CALL_FIELDS = ("cbid", "start", "end", "thread_id", "correlation_id", "return_v
 _EXTERNAL_FIELDS = ("external_kind", "external_id", "correlation_id")
 
 # The records of launches, as read (times on CUPTI's clock): a kernel's name
-# indexes Buffers.symbols; result: cuLaunchKernel's CUresult.
+# indexes Buffers.symbols; result: the launch call's CUresult or cudaError_t, kept only for
+# the driver's cuLaunchKernel (hipkit's launch call); external_id: the HIP-named call's id
+# CUPTI correlated the call with (0: none), filled once the call's records are joined.
 KERNELS = np.dtype(
     [(f, np.int64) for f in ("correlation_id", "device", "stream", "start", "end", "name")]
     + [
@@ -48,7 +52,9 @@ KERNELS = np.dtype(
         ("static_shared", np.int64),
     ]
 )
-CALLS = np.dtype([(f, np.int64) for f in ("correlation_id", "thread_id", "start", "end", "result")])
+CALLS = np.dtype(
+    [(f, np.int64) for f in ("correlation_id", "thread_id", "start", "end", "result", "external_id")]
+)
 EXTERNALS = np.dtype([(f, np.int64) for f in ("correlation_id", "external_id")])
 
 
@@ -85,18 +91,30 @@ def _latest(cupti, stem: str) -> np.dtype:
     return getattr(cupti, versions[max(versions)])
 
 
+def _launch_cbids(cbids: Any, prefix: str) -> np.ndarray:
+    """CUPTI's ids of the API's calls that launch one kernel (cuLaunchKernel,
+    cuLaunchKernelEx, cudaLaunchKernel, their per-thread-stream forms...): not
+    host functions, nor the multi-device and graph launches, several kernels
+    of one correlation id."""
+    names = [n for n in cbids.__members__ if n.startswith(prefix)]
+    names = [n for n in names if "HostFunc" not in n and "MultiDevice" not in n]
+    return np.array(sorted(int(cbids[n]) for n in names), np.int64)
+
+
 class Buffers:
     """The process's one registration of buffer callbacks with CUPTI (CUPTI takes
     one): buffers lent to CUPTI, and each completed one's records, by kind
-    (KERNEL, COPY, SET, CALL, EXTERNAL: see :meth:`_records`), handed to the
-    activity reading now."""
+    (KERNEL, COPY, SET, CALL, EXTERNAL, API: see :meth:`_records`), handed to
+    the activity reading now."""
 
     registered = False
     sink: Callable[[dict[int, list[tuple]]], None] | None = None
     lent: dict[int, ctypes.Array] = {}
     _next: Any = None  # cuptiActivityGetNextRecord
     _layouts: dict[int, tuple[int, np.dtype]] = {}
-    _launch_cbid = 0  # CUPTI's id of cuLaunchKernel among the driver's calls
+    # Per kind of CUPTI's API records: the ids of its launch calls (None: every record is
+    # one), and the one whose refusals are hipkit's (-1: none is).
+    _launch_calls: dict[int, tuple[np.ndarray | None, int]] = {}
     external_kind = 0  # the kind of the external correlation ids hipkit pushes (CUSTOM0)
     _sizes: dict[int, int] = {}  # a record kind -> its records' size in a buffer, as learned
     _names: dict[int, int] = {}  # a kernel name's address (CUPTI keeps one per kernel) -> its index
@@ -111,6 +129,18 @@ class Buffers:
         lib = _libcupti()
         cls._next = lib.cuptiActivityGetNextRecord
         cls._next.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+        cls.learn_layouts(cupti)
+        cls._callbacks = (_REQUEST(cls._request), _COMPLETE(cls._completed))  # kept alive
+        register = lib.cuptiActivityRegisterCallbacks
+        register.argtypes = [_REQUEST, _COMPLETE]
+        result = register(*cls._callbacks)
+        if result:
+            raise OSError(f"cuptiActivityRegisterCallbacks returned {result}")
+        cls.registered = True
+
+    @classmethod
+    def learn_layouts(cls, cupti) -> None:
+        """Where the fields read sit in this CUPTI's records, and its ids of calls."""
         kinds = cupti.ActivityKind
         cls._layouts = {
             int(kinds.CONCURRENT_KERNEL): (
@@ -119,21 +149,22 @@ class Buffers:
             ),
             int(kinds.MEMCPY): (COPY, _prefix(_latest(cupti, "activity_memcpy"), _BYTES_FIELDS)),
             int(kinds.MEMSET): (SET, _prefix(_latest(cupti, "activity_memset"), _BYTES_FIELDS)),
-            int(kinds.DRIVER): (CALL, _prefix(cupti.activity_api_dtype, _CALL_FIELDS)),
             int(kinds.EXTERNAL_CORRELATION): (
                 EXTERNAL,
                 _prefix(_latest(cupti, "activity_external_correlation"), _EXTERNAL_FIELDS),
             ),
         }
-        cls._launch_cbid = int(cupti.driver_api_trace_cbid.cuLaunchKernel)
+        calls = _prefix(cupti.activity_api_dtype, _CALL_FIELDS)
+        driver, runtime = cupti.driver_api_trace_cbid, cupti.runtime_api_trace_cbid
+        cls._launch_calls = {
+            int(kinds.DRIVER): (_launch_cbids(driver, "cuLaunch"), int(driver.cuLaunchKernel)),
+            int(kinds.RUNTIME): (_launch_cbids(runtime, "cudaLaunch"), -1),
+        }
+        internal = getattr(kinds, "INTERNAL_LAUNCH_API", None)  # not in every cupti-python
+        if internal is not None:
+            cls._launch_calls[int(internal)] = (None, -1)
+        cls._layouts.update((kind, (CALL, calls)) for kind in cls._launch_calls)
         cls.external_kind = int(cupti.ExternalCorrelationKind.CUSTOM0)
-        cls._callbacks = (_REQUEST(cls._request), _COMPLETE(cls._completed))  # kept alive
-        register = lib.cuptiActivityRegisterCallbacks
-        register.argtypes = [_REQUEST, _COMPLETE]
-        result = register(*cls._callbacks)
-        if result:
-            raise OSError(f"cuptiActivityRegisterCallbacks returned {result}")
-        cls.registered = True
 
     @classmethod
     def _request(cls, buffer, size, max_records) -> None:
@@ -157,9 +188,9 @@ class Buffers:
 
     @classmethod
     def _records(cls, buffer: int, valid: int) -> dict[int, list[Any]]:
-        """A buffer's records by kind: arrays of KERNELS, CALLS (of cuLaunchKernel
-        only) and EXTERNALS (of hipkit's kind only); tuples of COPY and SET
-        (correlation id, device, stream id, bytes, start, end)."""
+        """A buffer's records by kind: arrays of KERNELS, CALLS (launch calls only),
+        API (every API call's correlation id) and EXTERNALS (of hipkit's kind only);
+        tuples of COPY and SET (correlation id, device, stream id, bytes, start, end)."""
         offsets = cls._offsets(buffer, valid)
         data = np.ctypeslib.as_array((ctypes.c_ubyte * valid).from_address(buffer))
         records: dict[int, list[Any]] = {}
@@ -171,6 +202,9 @@ class Buffers:
             rows = data[np.asarray(at)[:, None] + np.arange(dtype.itemsize)].copy().view(dtype).ravel()
             if ours in (COPY, SET):
                 records.setdefault(ours, []).extend(_bytes_records(rows))
+            elif ours == CALL:
+                records.setdefault(API, []).append(rows["correlation_id"].astype(np.int64))
+                records.setdefault(CALL, []).append(cls._calls(kind, rows))
             else:
                 records.setdefault(ours, []).append(cls._columns(ours, rows))
         return records
@@ -215,17 +249,27 @@ class Buffers:
         return (record.value or 0) - buffer
 
     @classmethod
+    def _calls(cls, kind: int, rows: np.ndarray) -> np.ndarray:
+        """The launch calls among CUPTI's API records of ``kind``, as CALLS.  A
+        refused one has no kernel to tell whose it was: only a refused
+        cuLaunchKernel, the call hipkit launches with, is kept."""
+        launches, own = cls._launch_calls[kind]
+        if launches is not None:
+            rows = rows[np.isin(rows["cbid"], launches)]
+        rows = rows[(rows["return_value"] == 0) | (rows["cbid"] == own)]
+        out = np.zeros(len(rows), CALLS)
+        out["result"] = rows["return_value"]
+        for field in ("correlation_id", "thread_id", "start", "end"):
+            out[field] = rows[field]
+        return out
+
+    @classmethod
     def _columns(cls, ours: int, rows: np.ndarray) -> np.ndarray:
-        """CUPTI's records of a kind as an array of KERNELS, CALLS or EXTERNALS."""
-        if ours == CALL:
-            rows = rows[rows["cbid"] == cls._launch_cbid]
-            out = np.empty(len(rows), CALLS)
-            out["result"] = rows["return_value"]
-            fields: tuple[str, ...] = ("correlation_id", "thread_id", "start", "end")
-        elif ours == EXTERNAL:
+        """CUPTI's records of a kind as an array of KERNELS or EXTERNALS."""
+        if ours == EXTERNAL:
             rows = rows[rows["external_kind"] == cls.external_kind]
             out = np.empty(len(rows), EXTERNALS)
-            fields = ("correlation_id", "external_id")
+            fields: tuple[str, ...] = ("correlation_id", "external_id")
         else:
             out = np.empty(len(rows), KERNELS)
             out["device"], out["stream"] = rows["device_id"], rows["stream_id"]
