@@ -5,6 +5,7 @@ reason where there is none."""
 
 from __future__ import annotations
 
+import builtins
 import logging
 import statistics
 import threading
@@ -461,3 +462,24 @@ def test_cupti_refusing_a_kind_turns_off_those_turned_on(monkeypatch, caplog):
     assert internal is None or "launches outside API calls are not recorded" in caplog.text
     activity.stop()
     assert on == [] and Buffers.sink is None
+
+
+@pytest.mark.parametrize(
+    ("missing", "reason"),
+    [
+        ("cupti", "cupti-python is not installed"),
+        ("elftools", "cupti-python could not be imported (elftools"),
+    ],
+)
+def test_why_cupti_is_unavailable_names_what_is_missing(monkeypatch, missing, reason):
+    """cupti-python absent, or present without a package it needs (pyelftools):
+    the profiler's fallback to events, and the skips here, say which."""
+    real = builtins.__import__
+
+    def importing(name, *args, **kwargs):
+        if name == "cupti":
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    assert unavailable_reason().startswith(reason)

@@ -46,7 +46,9 @@ def unavailable_reason() -> str | None:
     try:
         from cupti import cupti  # noqa: F401
     except ImportError as exc:
-        return f"cupti-python is not installed (pip install 'hipkit[nvidia]'): {exc}"
+        if exc.name == "cupti":
+            return f"cupti-python is not installed (pip install 'hipkit[nvidia]'): {exc}"
+        return f"cupti-python could not be imported ({exc.name or 'a part of it'} is missing): {exc}"
     except OSError as exc:  # the wheel is there but libcupti is not
         return f"CUPTI could not be loaded: {exc}"
     return None
