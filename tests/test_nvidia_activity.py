@@ -6,19 +6,19 @@ reason where there is none."""
 from __future__ import annotations
 
 import builtins
+import json
 import logging
 import statistics
 import threading
 import time
 from collections import deque
-from typing import Any
 
 import numpy as np
 import pytest
+from gpu_helpers import python
 
 import hipkit
 from hipkit import platforms
-from hipkit.hip._state import hip_api
 from hipkit.platforms.base.platform import LAUNCH_RAN, LAUNCH_REFUSED
 from hipkit.platforms.nvidia.activity import MATCH_WINDOW, Activity, _pair, unavailable_reason
 from hipkit.platforms.nvidia.cupti_buffers import CALLS, COPY, EXTERNALS, KERNELS, SET, Buffers
@@ -306,51 +306,87 @@ def test_only_hipkits_kernels_are_traced_each_with_its_call():
         assert call.start_ns <= kernel.start_ns < kernel.end_ns  # it may start before the call returns
 
 
+# cuBLAS inside a HIP-named call under hipkit.profile(), in a Python of its own: the
+# libraries' state (cuBLAS's handle, their memory pools) must not outlive the device
+# reset of a later test in this process.  Prints the trace's facts as JSON, or why no
+# library here reaches cuBLAS.
+CUBLAS_CHILD = r"""
+import json, threading, time
+import hipkit
+from hipkit.hip._state import hip_api
+
+SPIN = 'extern "C" __global__ void empty() {}'
+
+
 @hip_api
-def hipblasSgemm(matmul, stream: int) -> None:  # HIP's name
-    """A HIP-named call that reaches cuBLAS, as hipkit.hipblas's calls will."""
+def hipblasSgemm(matmul, stream):  # HIP's name, as hipkit.hipblas's calls will have
     matmul(stream)
 
 
-def _cublas() -> tuple[Any, int, str]:
-    """A vendor library's GEMM, through CuPy or else PyTorch: ``matmul(stream)``
-    multiplies two 256 x 256 float32 matrices by cuBLAS on the CUDA stream
-    ``stream`` (0: the null stream); the handle of a stream the library made
-    (neither hipkit nor the null stream); and, where neither library can, no
-    ``matmul`` and why."""
+def cublas():
+    # matmul(stream): 256 x 256 float32 by cuBLAS on that CUDA stream (0: the null
+    # stream), through CuPy or else PyTorch; and a stream of the library's own
     reasons = []
     try:
         import cupy
-
         a = cupy.ones((256, 256), cupy.float32)
         own = cupy.cuda.Stream()
-
-        def by_cupy(stream: int) -> None:
+        def by_cupy(stream):
             with cupy.cuda.ExternalStream(stream) if stream else cupy.cuda.Stream.null:
                 cupy.matmul(a, a)
-
-        by_cupy.keep = own  # type: ignore[attr-defined]
-        return by_cupy, own.ptr, ""
+        return "CuPy", by_cupy, own.ptr, own
     except Exception as exc:  # ImportError, or CuPy without a GPU of its own
         reasons.append(f"CuPy: {type(exc).__name__}: {exc}")
     try:
         import torch
-
         if not torch.cuda.is_available():
             raise RuntimeError("torch.cuda.is_available() is False")
         b = torch.ones((256, 256), dtype=torch.float32, device="cuda:0")
         theirs = torch.cuda.Stream(device="cuda:0")
-
-        def by_torch(stream: int) -> None:
+        def by_torch(stream):
             chosen = torch.cuda.ExternalStream(stream) if stream else torch.cuda.default_stream(0)
             with torch.cuda.stream(chosen):
                 torch.matmul(b, b)
-
-        by_torch.keep = theirs  # type: ignore[attr-defined]
-        return by_torch, theirs.cuda_stream, ""
+        return "PyTorch", by_torch, theirs.cuda_stream, theirs
     except Exception as exc:
         reasons.append(f"PyTorch: {type(exc).__name__}: {exc}")
-    return None, 0, "no library here reaches cuBLAS on the GPU (" + "; ".join(reasons) + ")"
+    raise LookupError("; ".join(reasons))
+
+
+try:
+    library, matmul, library_stream, keep = cublas()
+except LookupError as exc:
+    print(json.dumps({"skip": f"no library here reaches cuBLAS on the GPU ({exc})"}))
+    raise SystemExit(0)
+device = hipkit.Device(0, "nvidia")
+with device:
+    empty = hipkit.compile(SPIN).get_function("empty")
+    mine = hipkit.Stream()
+    streams = (0, mine.handle, library_stream)
+    for stream in streams:
+        matmul(stream)  # cuBLAS's handle and workspace, made before the profile
+    hipkit.synchronize()
+    with hipkit.profile() as p:
+        empty[1, 1, 0, mine]()
+        for stream in streams:
+            hipblasSgemm(matmul, stream)
+        matmul(0)  # outside any hipkit call
+        hipkit.synchronize()
+        synchronized = time.perf_counter_ns()
+        p.kernels  # resolved: every record read
+        launches = device.platform._activity.launches
+        parts = (launches._kernels, launches._calls, launches._externals)
+        waiting = [part["correlation_id"].tolist() for part in parts]
+facts = {
+    "library": library,
+    "thread": threading.get_native_id(),
+    "synchronized": synchronized,
+    "waiting": waiting,
+    "calls": [c.as_dict() for c in p.api_calls],
+    "kernels": [k.as_dict() for k in p.kernels],
+}
+print(json.dumps(facts))
+"""
 
 
 @gpu
@@ -361,45 +397,30 @@ def test_a_vendor_librarys_kernels_inside_a_hipkit_call_are_that_calls():
     with no launch call of their own; the same product outside any hipkit call
     is not in the trace; every launch call CUPTI recorded found its kernel and
     every external correlation record its call."""
-    matmul, library_stream, why = _cublas()
-    if matmul is None:
-        pytest.skip(why)
-    device = hipkit.Device(0, "nvidia")
-    with device:
-        empty = hipkit.compile(SPIN).get_function("empty")
-        mine = hipkit.Stream()
-        streams = (0, mine.handle, library_stream)
-        for stream in streams:
-            matmul(stream)  # cuBLAS's handle and workspace, made before the profile
-        hipkit.synchronize()
-        with hipkit.profile() as p:
-            empty[1, 1, 0, mine]()
-            for stream in streams:
-                hipblasSgemm(matmul, stream)
-            matmul(0)  # outside any hipkit call
-            hipkit.synchronize()
-            synchronized = time.perf_counter_ns()
-            assert p.kernels  # resolved: every record read
-            waiting = _waiting(device.platform._activity.launches)
-    assert waiting == ([], [], [])
-    calls = [c for c in p.api_calls if c.function == "hipblasSgemm"]
-    assert len(calls) == 3
-    (ours,) = [k for k in p.kernels if k.name == "empty"]
-    launch_calls = [c.correlation_id for c in p.api_calls if c.function == "hipModuleLaunchKernel"]
-    assert launch_calls == [ours.correlation_id]
-    library = [k for k in p.kernels if k.name != "empty"]
+    done = python(CUBLAS_CHILD, HIPKIT_PLATFORM="nvidia")
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    if "skip" in facts:
+        pytest.skip(facts["skip"])
+    assert facts["waiting"] == [[], [], []]
+    calls = [c for c in facts["calls"] if c["function"] == "hipblasSgemm"]
+    assert len(calls) == 3, facts["calls"]
+    (ours,) = [k for k in facts["kernels"] if k["name"] == "empty"]
+    launch_calls = [c["correlation_id"] for c in facts["calls"] if c["function"] == "hipModuleLaunchKernel"]
+    assert launch_calls == [ours["correlation_id"]]
+    library = [k for k in facts["kernels"] if k["name"] != "empty"]
+    # each call has kernels, and none came from the product outside any hipkit call
+    assert {k["correlation_id"] for k in library} == {c["correlation_id"] for c in calls}, facts
     shown_on = []
     for call in calls:
-        kernels = [k for k in library if k.correlation_id == call.correlation_id]
-        assert kernels, f"no cuBLAS kernel under {call}"
-        for k in kernels:
-            assert k.thread_id == call.thread_id == threading.get_native_id()
-            assert call.start_ns <= k.start_ns < k.end_ns <= synchronized
-            assert k.device == ours.device and not k.name.startswith("_Z")
-        shown_on.append({k.stream for k in kernels})
-    assert {k.correlation_id for k in library} == {c.correlation_id for c in calls}
-    assert shown_on[0] == {0} and shown_on[1] == {ours.stream}
-    assert len(shown_on[2]) == 1 and shown_on[2].isdisjoint({0, ours.stream})
+        kernels = [k for k in library if k["correlation_id"] == call["correlation_id"]]
+        for kernel in kernels:
+            assert kernel["thread_id"] == call["thread_id"] == facts["thread"]
+            assert call["start_ns"] <= kernel["start_ns"] < kernel["end_ns"] <= facts["synchronized"]
+            assert kernel["device"] == ours["device"] and not kernel["name"].startswith("_Z")
+        shown_on.append({k["stream"] for k in kernels})
+    assert shown_on[0] == {0} and shown_on[1] == {ours["stream"]}, facts["library"]
+    assert len(shown_on[2]) == 1 and shown_on[2].isdisjoint({0, ours["stream"]}), facts["library"]
 
 
 @gpu
