@@ -32,7 +32,7 @@ from ..base.platform import (
 )
 from . import activity, compiler, driver
 from .activity import Activity
-from .compiler import Binary
+from .compiler import Binary, looks_like_image
 from .cupti_buffers import COPY, SET
 from .driver import INVALID_VALUE, describe, hip_code, launch_error
 
@@ -415,7 +415,7 @@ class NvidiaPlatform(GpuPlatform):
             )
         else:
             image, kernels = given.image, kernel_index(given.kernels)
-        if not _looks_like_image(image):
+        if not looks_like_image(image):
             raise HipError(200, "not a cubin, fatbin or PTX image")
         self._use(device)
         return self._loaded(device, self._get(self._cu.cuModuleLoadData(image)), image, kernels)
@@ -491,8 +491,3 @@ class NvidiaPlatform(GpuPlatform):
                 f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
                 f"dynamic shared memory: {describe(self._cu, err)}",
             )
-
-
-def _looks_like_image(image: bytes) -> bool:
-    """A cubin (ELF), a fatbin, or PTX text: what cuModuleLoadData takes."""
-    return image[:4] == b"\x7fELF" or image[:4] == b"\x50\xed\x55\xba" or b".version" in image[:4096]
