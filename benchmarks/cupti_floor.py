@@ -27,7 +27,7 @@ def main() -> int:
     args = parser.parse_args()
     from cupti import cupti
 
-    from hipkit.platforms.nvidia import _activity
+    from hipkit.platforms.nvidia.cupti_buffers import Buffers
 
     device = hipkit.Device(0, "nvidia")
     hipkit.set_device(device)
@@ -61,7 +61,7 @@ def main() -> int:
         with hipkit.profile():
             return loop()
 
-    _activity._Buffers.register(cupti)  # buffers for CUPTI; their records are dropped here
+    Buffers.register(cupti)  # buffers for CUPTI; their records are dropped here
     kernel, driver = cupti.ActivityKind.CONCURRENT_KERNEL, cupti.ActivityKind.DRIVER
     variants: dict[str, Callable[[], float]] = {
         "profiling off": loop,

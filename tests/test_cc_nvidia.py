@@ -29,7 +29,7 @@ from hipkit import cli, platforms
 from hipkit._errors import error_name, error_string, hipError_t
 from hipkit.cc import toolchains
 from hipkit.hipify import table
-from hipkit.platforms.nvidia.platform import hip_code
+from hipkit.platforms.nvidia.driver import hip_code
 from hipkit.platforms.nvidia.toolchain import PROGRAM_INCLUDE_DIR, NvidiaToolchain
 from hipkit.platforms.nvidia.toolkit import find_nvrtc
 from hipkit.tables import INCLUDE_DIR as TABLES_INCLUDE_DIR

@@ -208,3 +208,28 @@ def test_no_hand_written_source_file_is_over_500_lines():
         if (lines := len(path.read_text(errors="replace").splitlines())) > MAX_LINES
     ]
     assert not over, f"over {MAX_LINES} lines:\n" + "\n".join(over)
+
+
+def test_errors_are_raised_by_their_hip_names():
+    """``HipError(hipError_t.hipErrorInvalidValue, ...)``, never ``HipError(1, ...)``
+    nor a number under another name of the module's."""
+    wrong = []
+    for path in modules():
+        tree = ast.parse(path.read_text())
+        numbers = {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for target in ast.walk(node.targets[0])
+            if isinstance(target, ast.Name)
+            and any(isinstance(v, ast.Constant) and isinstance(v.value, int) for v in ast.walk(node.value))
+        }
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            code = node.args[0]
+            literal = isinstance(code, ast.Constant) and isinstance(code.value, int)
+            if name == "HipError" and (literal or (isinstance(code, ast.Name) and code.id in numbers)):
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)[:80]}")
+    assert not wrong, "\n".join(wrong)

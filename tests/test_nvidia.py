@@ -16,7 +16,7 @@ try:  # imported first, as an application would: torch does not import cleanly l
     import torch  # noqa: F401
 except ImportError:
     pass
-from hipkit.platforms.nvidia.platform import hip_code
+from hipkit.platforms.nvidia.driver import hip_code
 
 REASON = platforms.status()["nvidia"]
 gpu = pytest.mark.skipif(bool(REASON), reason=f"nvidia platform absent: {REASON}")

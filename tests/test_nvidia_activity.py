@@ -5,7 +5,8 @@ reason where there is none."""
 
 from __future__ import annotations
 
-import ctypes
+import builtins
+import json
 import logging
 import statistics
 import threading
@@ -14,22 +15,14 @@ from collections import deque
 
 import numpy as np
 import pytest
+from gpu_helpers import python
 
 import hipkit
 from hipkit import platforms
 from hipkit.platforms.base.platform import LAUNCH_RAN, LAUNCH_REFUSED
-from hipkit.platforms.nvidia import _activity
-from hipkit.platforms.nvidia._activity import (
-    CALLS,
-    COPY,
-    KERNELS,
-    MATCH_WINDOW,
-    SET,
-    Activity,
-    _Buffers,
-    _pair,
-    unavailable_reason,
-)
+from hipkit.platforms.nvidia.activity import MATCH_WINDOW, Activity, _pair, unavailable_reason
+from hipkit.platforms.nvidia.cupti_buffers import CALLS, COPY, EXTERNALS, KERNELS, SET, Buffers
+from hipkit.platforms.nvidia.launch_records import STALE_NS, Launches
 
 REASON = platforms.status()["nvidia"] or unavailable_reason()
 gpu = pytest.mark.skipif(bool(REASON), reason=f"NVIDIA platform with CUPTI absent: {REASON}")
@@ -63,57 +56,173 @@ def test_notes_whose_records_never_came_are_passed_over_within_the_window():
     assert _pair(too_far, SET, 4) is None
 
 
-def _joining(symbols: dict[str, str]) -> Activity:
-    """An Activity's joining of records, without CUPTI: streams are their own handles."""
-    activity = Activity.__new__(Activity)
-    activity._stream_handle = lambda device, sid: sid
-    activity._symbols, activity._launch_error = symbols, lambda code: 9 if code == 1 else code
-    activity._calls, activity._kernels, activity._external = np.empty(0, CALLS), np.empty(0, KERNELS), {}
-    activity.names, activity._name_index = [""], {}
-    return activity
+# The kernel names CUPTI's records gave, which KERNELS' "name" indexes: two of hipkit's,
+# a cuBLAS-like kernel (a symbol hipkit never looked up) and one of PyTorch's.
+SYMBOLS = ["_Z5scaleIfEvPT_i", "empty", "_Z22sgemm_128x64_nn_kernelPKfS0_Pfiii", "_ZN2at6native6kernelEv"]
+SCALE, EMPTY, SGEMM, TORCH = range(len(SYMBOLS))
+GRID, BLOCK = (2, 1, 1), (64, 1, 1)
 
 
-def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(monkeypatch):
-    """Records of one launch may come in different reads; a kernel that is not
-    hipkit's takes its call away; a refused call has no kernel; a HIP-named
-    call's id comes with the launches it made (CUPTI's external correlation)."""
-    # the kernel names CUPTI's records gave, which KERNELS' "name" indexes
-    monkeypatch.setattr(_Buffers, "symbols", ["_Z5scaleIfEvPT_i", "empty", "_ZN2at6native6kernelEv"])
-    activity = _joining({"_Z5scaleIfEvPT_i": "scale<float>", "empty": "empty"})
-    grid, block = (2, 1, 1), (64, 1, 1)
+def _kernels(*rows):
+    """KERNELS of (correlation, stream id, start, end, name, dynamic and static shared bytes)."""
+    return np.array([(c, 0, sid, t0, t1, n, GRID, BLOCK, d, s) for c, sid, t0, t1, n, d, s in rows], KERNELS)
 
-    def kernels(*rows):  # (correlation, stream id, start, end, name, dynamic and static shared bytes)
-        return np.array(
-            [(c, 0, sid, t0, t1, n, grid, block, d, s) for c, sid, t0, t1, n, d, s in rows], KERNELS
-        )
 
-    def calls(*rows):  # (correlation, thread, start, end, CUresult)
-        return np.array(list(rows), CALLS)
+def _calls(*rows):
+    """CALLS of (correlation, thread, start, end, result), as read: no external id yet."""
+    return np.array([(*row, 0) for row in rows], CALLS)
 
-    # CUPTI's clock is 1000 ahead of the host's
-    first = activity._launches(
-        kernels((11, 7, 1500, 1600, 0, 16, 4), (13, 7, 1800, 1900, 2, 0, 0)),  # scale, then PyTorch's
-        calls((12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0)),
-        offset=1000,
+
+@pytest.fixture
+def launches(monkeypatch) -> Launches:
+    """The joining of launch records, without CUPTI: streams are their own handles."""
+    monkeypatch.setattr(Buffers, "symbols", list(SYMBOLS))
+    return Launches(
+        {SYMBOLS[SCALE]: "scale<float>", "empty": "empty"}, lambda devices, stream_ids: stream_ids
     )
-    assert len(first) == 0  # neither launch is whole yet; the foreign kernel took its call away
-    assert activity._calls["correlation_id"].tolist() == [12]
-    assert activity._kernels["correlation_id"].tolist() == [11]
-    activity._external[11] = 5  # scale was launched inside the HIP-named call 5
-    out = activity._launches(
-        np.concatenate([activity._kernels, kernels((12, 7, 1700, 1710, 1, 0, 0))]),
-        np.concatenate([activity._calls, calls((11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1))]),
-        offset=1000,
+
+
+def _join(launches, kernels=(), calls=(), externals=(), api=None, now=0):
+    """One read's records joined; ``api``: the correlation ids of its API calls
+    (default: those of its launch calls); CUPTI's clock 1000 ahead of the host's."""
+    calls = [_calls(*calls)] if calls else []
+    if api is None:
+        api = [c["correlation_id"] for c in calls]
+    else:
+        api = [np.array(api, np.int64)]
+    externals = [np.array(list(externals), EXTERNALS)] if externals else []
+    return launches.join([_kernels(*kernels)], calls, externals, api, offset=1000, now=now)
+
+
+def _waiting(launches) -> tuple[list[int], list[int], list[int]]:
+    """The correlation ids of the kernels, calls and external records that wait."""
+    return tuple(
+        part["correlation_id"].tolist() for part in (launches._kernels, launches._calls, launches._externals)
+    )
+
+
+def test_a_launch_is_its_call_joined_with_its_kernel_whichever_comes_first(launches):
+    """Records of one launch may come in different reads; a kernel that is not
+    hipkit's goes with its call when that is launched outside any hipkit call; a
+    refused call has no kernel; a HIP-named call's id comes with the launches it
+    made (CUPTI's external correlation)."""
+    first = _join(
+        launches,
+        kernels=[(11, 7, 1500, 1600, SCALE, 16, 4), (13, 7, 1800, 1900, TORCH, 0, 0)],
+        calls=[(12, 99, 1000, 1010, 0), (13, 99, 1050, 1060, 0)],
+    )
+    assert len(first) == 0  # neither launch is whole yet; PyTorch's kernel went with its call
+    assert _waiting(launches) == ([11], [12], [])
+    out = _join(
+        launches,
+        kernels=[(12, 7, 1700, 1710, EMPTY, 0, 0)],
+        calls=[(11, 98, 900, 950, 0), (14, 98, 1100, 1105, 1)],
+        externals=[(11, 5)],  # scale was launched inside the HIP-named call 5
     )
     assert out["status"].tolist() == [LAUNCH_RAN, LAUNCH_RAN, LAUNCH_REFUSED]
-    assert [activity.names[i] for i in out["name"][:2].tolist()] == ["scale<float>", "empty"]
+    assert [launches.names[i] for i in out["name"][:2].tolist()] == ["scale<float>", "empty"]
     assert out["thread_id"].tolist() == [98, 99, 98] and out["correlation_id"].tolist() == [5, 0, 0]
     assert out["call_ns"].tolist() == [-100, 0, 100] and out["return_ns"].tolist() == [-50, 10, 105]
     assert out["start_ns"].tolist() == [500, 700, 0] and out["end_ns"].tolist() == [600, 710, 0]
-    assert out["grid"][:2].tolist() == [list(grid)] * 2 and out["block"][:2].tolist() == [list(block)] * 2
+    assert out["grid"][:2].tolist() == [list(GRID)] * 2 and out["block"][:2].tolist() == [list(BLOCK)] * 2
     assert out["dynamic_shared"].tolist() == [16, 0, 0] and out["static_shared"].tolist() == [4, 0, 0]
     assert out["stream"].tolist() == [7, 7, 0] and out["error"].tolist() == [0, 0, 9]
-    assert len(activity._calls) == len(activity._kernels) == 0 and activity._external == {}
+    assert _waiting(launches) == ([], [], [])
+
+
+def test_a_librarys_kernel_inside_a_hipkit_call_is_that_calls(launches):
+    """cuBLAS launching inside a HIP-named call (hipblasSgemm, id 7): its
+    cudaLaunchKernel is correlated with the call, as is every other API call it
+    makes (a copy); the kernel keeps its symbol and its stream, a stream hipkit
+    did not make, and has the thread and host times of the library's launch."""
+    out = _join(
+        launches,
+        kernels=[(21, 9, 3000, 4000, SGEMM, 0, 8192)],
+        calls=[(21, 98, 2000, 2100, 0)],
+        externals=[(20, 7), (21, 7)],
+        api=[20, 21],  # 20: the library's cuMemcpyAsync before its launch
+    )
+    assert out["status"].tolist() == [LAUNCH_RAN] and out["correlation_id"].tolist() == [7]
+    assert launches.names[out["name"][0]] == SYMBOLS[SGEMM]  # the profile shows it demangled
+    assert out["thread_id"].tolist() == [98] and out["stream"].tolist() == [9]
+    assert (out["call_ns"][0], out["return_ns"][0]) == (1000, 1100)
+    assert (out["start_ns"][0], out["end_ns"][0]) == (2000, 3000) and out["static_shared"][0] == 8192
+    assert _waiting(launches) == ([], [], [])  # the copy's external record went with its call
+
+
+def test_a_librarys_kernel_outside_any_hipkit_call_is_left_out(launches):
+    """The same cuBLAS kernel launched by PyTorch outside any hipkit call, its
+    kernel first or its call first: nothing is the profile's, and nothing waits."""
+    assert len(_join(launches, kernels=[(31, 0, 3000, 4000, SGEMM, 0, 0)])) == 0
+    assert _waiting(launches) == ([31], [], [])  # its call is yet to come
+    assert len(_join(launches, calls=[(31, 98, 2000, 2100, 0), (32, 98, 2200, 2300, 0)])) == 0
+    assert len(_join(launches, kernels=[(32, 0, 4000, 5000, SGEMM, 0, 0)])) == 0
+    assert _waiting(launches) == ([], [], [])
+    assert launches.names == [""]  # a kernel left out adds no name
+
+
+def test_hipkits_kernels_and_a_librarys_mixed(launches):
+    """hipkit's own launches (outside and inside HIP-named calls), a library's
+    inside a call, and libraries' outside any, across two reads: each kept launch
+    has its own call and its own name, the library's named once."""
+    out = _join(
+        launches,
+        kernels=[
+            (41, 0, 3000, 3100, EMPTY, 0, 0),
+            (43, 0, 3200, 3300, SGEMM, 0, 0),
+            (44, 0, 3400, 3500, SGEMM, 0, 0),
+            (45, 0, 3600, 3700, TORCH, 0, 0),
+        ],
+        calls=[
+            (41, 1, 2000, 2010, 0),
+            (42, 1, 2020, 2030, 0),
+            (43, 2, 2040, 2050, 0),
+            (44, 3, 2060, 2070, 0),
+        ],
+        externals=[(42, 8), (43, 8)],
+        api=[41, 42, 43, 44],  # PyTorch's call of 45 is yet to come
+    )
+    assert out["correlation_id"].tolist() == [0, 8] and out["thread_id"].tolist() == [1, 2]
+    assert [launches.names[i] for i in out["name"].tolist()] == ["empty", SYMBOLS[SGEMM]]
+    assert _waiting(launches) == ([45], [42], [])
+    out = _join(
+        launches,
+        kernels=[(42, 0, 3800, 3900, SCALE, 0, 0), (46, 0, 4000, 4100, SGEMM, 0, 0)],
+        calls=[(45, 3, 2080, 2090, 0), (46, 2, 2100, 2110, 0)],
+        externals=[(46, 10)],
+    )
+    assert out["correlation_id"].tolist() == [8, 10]
+    assert [launches.names[i] for i in out["name"].tolist()] == ["scale<float>", SYMBOLS[SGEMM]]
+    assert launches.names == ["", "empty", SYMBOLS[SGEMM], "scale<float>"]
+    assert _waiting(launches) == ([], [], [])
+
+
+def test_an_external_record_waits_for_its_call_and_no_longer(launches):
+    """CUPTI writes a call's external correlation record before the call's own:
+    a read may bring the first without the second (the call still running), and
+    the call's read resolves it, a launch or not."""
+    assert len(_join(launches, externals=[(51, 9), (52, 9)], api=[])) == 0
+    assert _waiting(launches) == ([], [], [51, 52])
+    out = _join(
+        launches, kernels=[(51, 0, 3000, 3100, SGEMM, 0, 0)], calls=[(51, 4, 2000, 2010, 0)], api=[51]
+    )
+    assert out["correlation_id"].tolist() == [9]
+    assert _waiting(launches) == ([], [], [52])
+    assert len(_join(launches, api=[52])) == 0  # hipStreamSynchronize's cuStreamSynchronize
+    assert _waiting(launches) == ([], [], [])
+
+
+def test_a_kernel_whose_call_never_comes_is_dropped_once_stale(launches):
+    """A kernel whose launch call is none read here (a graph's) waits STALE_NS after
+    it ended, then goes: the calls it could wait for have all come by then."""
+    _join(launches, kernels=[(61, 0, 4000, 5000, SGEMM, 0, 0), (62, 0, 4000, 6000, EMPTY, 0, 0)], now=5100)
+    assert _waiting(launches)[0] == [61, 62]
+    _join(launches, now=5000 + STALE_NS)
+    assert _waiting(launches)[0] == [61, 62]
+    _join(launches, now=5001 + STALE_NS)
+    assert _waiting(launches)[0] == [62]
+    out = _join(launches, calls=[(62, 1, 3000, 3010, 0)], now=5001 + STALE_NS)
+    assert [launches.names[i] for i in out["name"].tolist()] == ["empty"]
 
 
 SPIN = r"""
@@ -197,53 +306,121 @@ def test_only_hipkits_kernels_are_traced_each_with_its_call():
         assert call.start_ns <= kernel.start_ns < kernel.end_ns  # it may start before the call returns
 
 
-def _buffer(*records: tuple[int, int]) -> tuple[ctypes.Array, dict[int, int]]:
-    """A buffer of (kind, size) records, and each record's size by its offset."""
-    buffer = ctypes.create_string_buffer(sum(size for _, size in records))
-    sizes, at = {}, 0
-    for kind, size in records:
-        ctypes.c_uint32.from_address(ctypes.addressof(buffer) + at).value = kind
-        sizes[at] = size
-        at += size
-    return buffer, sizes
+# cuBLAS inside a HIP-named call under hipkit.profile(), in a Python of its own: the
+# libraries' state (cuBLAS's handle, their memory pools) must not outlive the device
+# reset of a later test in this process.  Prints the trace's facts as JSON, or why no
+# library here reaches cuBLAS.
+CUBLAS_CHILD = r"""
+import json, threading, time
+import hipkit
+from hipkit.hip._state import hip_api
+
+SPIN = 'extern "C" __global__ void empty() {}'
 
 
-def _cupti_walk(monkeypatch, sizes: dict[int, int]) -> list[int]:
-    """cuptiActivityGetNextRecord over ``sizes``; returns the offsets it was asked from."""
-    asked: list[int] = []
-
-    def next_record(buffer, valid, record):
-        at = None if record._obj.value is None else record._obj.value - buffer
-        asked.append(at)
-        if at is not None and at not in sizes:
-            return 1  # no record begins there
-        following = 0 if at is None else at + sizes[at]
-        if following >= valid:
-            return 1  # CUPTI_ERROR_MAX_LIMIT_REACHED
-        record._obj.value = buffer + following
-        return 0
-
-    monkeypatch.setattr(_Buffers, "_next", staticmethod(next_record))
-    monkeypatch.setattr(_Buffers, "_sizes", {})
-    return asked
+@hip_api
+def hipblasSgemm(matmul, stream):  # HIP's name, as hipkit.hipblas's calls will have
+    matmul(stream)
 
 
-def test_records_are_walked_by_sizes_learned_from_cupti_once(monkeypatch):
-    buffer, sizes = _buffer((10, 16), (11, 24), (10, 16), (10, 16), (11, 24), (12, 8), (10, 16))
-    asked = _cupti_walk(monkeypatch, sizes)
-    offsets = _Buffers._offsets(ctypes.addressof(buffer), len(buffer))
-    assert offsets == {10: [0, 40, 56, 104], 11: [16, 72], 12: [96]}
-    assert asked == [0, 16, 96]  # CUPTI was asked once per kind
-    assert _Buffers._sizes == {10: 16, 11: 24, 12: 8}
+def cublas():
+    # matmul(stream): 256 x 256 float32 by cuBLAS on that CUDA stream (0: the null
+    # stream), through CuPy or else PyTorch; and a stream of the library's own
+    reasons = []
+    try:
+        import cupy
+        a = cupy.ones((256, 256), cupy.float32)
+        own = cupy.cuda.Stream()
+        def by_cupy(stream):
+            with cupy.cuda.ExternalStream(stream) if stream else cupy.cuda.Stream.null:
+                cupy.matmul(a, a)
+        return "CuPy", by_cupy, own.ptr, own
+    except Exception as exc:  # ImportError, or CuPy without a GPU of its own
+        reasons.append(f"CuPy: {type(exc).__name__}: {exc}")
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch.cuda.is_available() is False")
+        b = torch.ones((256, 256), dtype=torch.float32, device="cuda:0")
+        theirs = torch.cuda.Stream(device="cuda:0")
+        def by_torch(stream):
+            chosen = torch.cuda.ExternalStream(stream) if stream else torch.cuda.default_stream(0)
+            with torch.cuda.stream(chosen):
+                torch.matmul(b, b)
+        return "PyTorch", by_torch, theirs.cuda_stream, theirs
+    except Exception as exc:
+        reasons.append(f"PyTorch: {type(exc).__name__}: {exc}")
+    raise LookupError("; ".join(reasons))
 
 
-def test_a_walk_that_goes_wrong_is_redone_by_cupti(monkeypatch):
-    buffer, sizes = _buffer((10, 16), (11, 24), (10, 32), (11, 24))  # kind 10 of two sizes
-    _cupti_walk(monkeypatch, sizes)
-    assert _Buffers._offsets(ctypes.addressof(buffer), len(buffer)) == {10: [0, 40], 11: [16, 72]}
-    last_unknown, sizes = _buffer((10, 16), (12, 8))  # the last record's size is not CUPTI's to say
-    _cupti_walk(monkeypatch, sizes)
-    assert _Buffers._offsets(ctypes.addressof(last_unknown), len(last_unknown)) == {10: [0], 12: [16]}
+try:
+    library, matmul, library_stream, keep = cublas()
+except LookupError as exc:
+    print(json.dumps({"skip": f"no library here reaches cuBLAS on the GPU ({exc})"}))
+    raise SystemExit(0)
+device = hipkit.Device(0, "nvidia")
+with device:
+    empty = hipkit.compile(SPIN).get_function("empty")
+    mine = hipkit.Stream()
+    streams = (0, mine.handle, library_stream)
+    for stream in streams:
+        matmul(stream)  # cuBLAS's handle and workspace, made before the profile
+    hipkit.synchronize()
+    with hipkit.profile() as p:
+        empty[1, 1, 0, mine]()
+        for stream in streams:
+            hipblasSgemm(matmul, stream)
+        matmul(0)  # outside any hipkit call
+        hipkit.synchronize()
+        synchronized = time.perf_counter_ns()
+        p.kernels  # resolved: every record read
+        launches = device.platform._activity.launches
+        parts = (launches._kernels, launches._calls, launches._externals)
+        waiting = [part["correlation_id"].tolist() for part in parts]
+facts = {
+    "library": library,
+    "thread": threading.get_native_id(),
+    "synchronized": synchronized,
+    "waiting": waiting,
+    "calls": [c.as_dict() for c in p.api_calls],
+    "kernels": [k.as_dict() for k in p.kernels],
+}
+print(json.dumps(facts))
+"""
+
+
+@gpu
+def test_a_vendor_librarys_kernels_inside_a_hipkit_call_are_that_calls():
+    """cuBLAS launching inside a HIP-named call: its kernels are in the trace
+    under their own names (demangled), on their streams (the null stream,
+    hipkit's, the library's own), correlated with the call and on its thread,
+    with no launch call of their own; the same product outside any hipkit call
+    is not in the trace; every launch call CUPTI recorded found its kernel and
+    every external correlation record its call."""
+    done = python(CUBLAS_CHILD, HIPKIT_PLATFORM="nvidia")
+    assert done.returncode == 0, done.stderr
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    if "skip" in facts:
+        pytest.skip(facts["skip"])
+    assert facts["waiting"] == [[], [], []]
+    calls = [c for c in facts["calls"] if c["function"] == "hipblasSgemm"]
+    assert len(calls) == 3, facts["calls"]
+    (ours,) = [k for k in facts["kernels"] if k["name"] == "empty"]
+    launch_calls = [c["correlation_id"] for c in facts["calls"] if c["function"] == "hipModuleLaunchKernel"]
+    assert launch_calls == [ours["correlation_id"]]
+    library = [k for k in facts["kernels"] if k["name"] != "empty"]
+    # each call has kernels, and none came from the product outside any hipkit call
+    assert {k["correlation_id"] for k in library} == {c["correlation_id"] for c in calls}, facts
+    shown_on = []
+    for call in calls:
+        kernels = [k for k in library if k["correlation_id"] == call["correlation_id"]]
+        for kernel in kernels:
+            assert kernel["thread_id"] == call["thread_id"] == facts["thread"]
+            assert call["start_ns"] <= kernel["start_ns"] < kernel["end_ns"] <= facts["synchronized"]
+            assert kernel["device"] == ours["device"] and not kernel["name"].startswith("_Z")
+        shown_on.append({k["stream"] for k in kernels})
+    assert shown_on[0] == {0} and shown_on[1] == {ours["stream"]}, facts["library"]
+    assert len(shown_on[2]) == 1 and shown_on[2].isdisjoint({0, ours["stream"]}), facts["library"]
 
 
 @gpu
@@ -270,20 +447,60 @@ def test_streams_made_after_a_device_reset_are_told_apart():
     assert kernels[2].stream == 0  # the null stream: number 0 on every device
 
 
-def test_a_buffer_hipkit_did_not_lend_is_not_read(monkeypatch, caplog):
-    """CUPTI takes one registration of buffer callbacks: a buffer that comes back
-    without having been lent here is another tool's, and reading it could read
-    freed memory; a lent one is read and given back."""
-    taken: list[dict] = []
-    monkeypatch.setattr(_Buffers, "sink", taken.append)
-    monkeypatch.setattr(_Buffers, "lent", {})
-    monkeypatch.setattr(_Buffers, "_records", classmethod(lambda cls, buffer, valid: {"read": buffer}))
-    stranger = ctypes.create_string_buffer(64)
-    with caplog.at_level(logging.WARNING, logger="hipkit"):
-        _Buffers._completed(None, 0, ctypes.addressof(stranger), 64, 64)
-    assert taken == [] and "did not lend" in caplog.text
-    address, size, count = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_size_t()
-    _Buffers._request(ctypes.pointer(address), ctypes.pointer(size), ctypes.pointer(count))
-    assert address.value in _Buffers.lent and size.value == _activity.BUFFER_BYTES
-    _Buffers._completed(None, 0, address.value, size.value, 64)
-    assert taken == [{"read": address.value}] and _Buffers.lent == {}
+def test_cupti_refusing_a_kind_turns_off_those_turned_on(monkeypatch, caplog):
+    """A kind CUPTI will not record: the kinds already turned on are turned off
+    again and the error reaches the platform (which profiles with events then);
+    only CUDA's launches outside API calls may be missing, which leaves the rest."""
+    try:
+        from cupti import cupti
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"cupti-python is needed for its activity kinds (pip install 'hipkit[nvidia]'): {exc}")
+    kinds, on = cupti.ActivityKind, []
+    refused = {kinds.RUNTIME}
+
+    def enable(kind):
+        if kind in refused:
+            raise RuntimeError(f"CUPTI_ERROR_NOT_COMPATIBLE: {kind!r}")
+        on.append(kind)
+
+    monkeypatch.setattr(Buffers, "registered", True)  # no libcupti, no buffers lent
+    monkeypatch.setattr(Buffers, "sink", None)
+    for name, fake in {
+        "activity_enable": enable,
+        "activity_disable": on.remove,
+        "activity_flush_all": lambda forced: None,
+        "set_thread_id_type": lambda kind: None,
+    }.items():
+        monkeypatch.setattr(cupti, name, fake)
+    with pytest.raises(RuntimeError, match="NOT_COMPATIBLE"):
+        Activity(lambda device: 0, {}, {})
+    assert on == [] and Buffers.sink is None
+    internal = getattr(kinds, "INTERNAL_LAUNCH_API", None)  # cupti-python 13.0 may lack it
+    refused = {internal}
+    with caplog.at_level(logging.DEBUG, logger="hipkit"):
+        activity = Activity(lambda device: 0, {}, {})
+    assert kinds.RUNTIME in on and kinds.CONCURRENT_KERNEL in on and not refused & set(on)
+    assert internal is None or "launches outside API calls are not recorded" in caplog.text
+    activity.stop()
+    assert on == [] and Buffers.sink is None
+
+
+@pytest.mark.parametrize(
+    ("missing", "reason"),
+    [
+        ("cupti", "cupti-python is not installed"),
+        ("elftools", "cupti-python could not be imported (elftools"),
+    ],
+)
+def test_why_cupti_is_unavailable_names_what_is_missing(monkeypatch, missing, reason):
+    """cupti-python absent, or present without a package it needs (pyelftools):
+    the profiler's fallback to events, and the skips here, say which."""
+    real = builtins.__import__
+
+    def importing(name, *args, **kwargs):
+        if name == "cupti":
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    assert unavailable_reason().startswith(reason)

@@ -17,7 +17,8 @@ import pytest
 
 import hipkit
 from hipkit import HipError, platforms
-from hipkit.platforms.base.platform import DEVICE_TO_HOST, HOST_TO_DEVICE
+from hipkit.hip._state import hip_api
+from hipkit.platforms.base.platform import DEVICE_TO_HOST, HOST_TO_DEVICE, LAUNCH_RECORD, ActivityBatch
 from hipkit.profiler import _activity
 from hipkit.profiler._activity import match
 
@@ -436,3 +437,45 @@ def test_a_platform_whose_timestamps_fail_falls_back(cpu, module, monkeypatch, c
     assert len(p.copies) == 2 and p.meta["device_timestamps"]["cpu"]["host_times"] == 2
     # a launch has no entry of the tracer's own: its record is all there is
     assert "launches since the last read are missing" in caplog.text and p.kernels == []
+
+
+def test_a_librarys_work_inside_a_hip_named_call_is_that_calls_kernel(cpu, monkeypatch):
+    """A platform describes a vendor library's work inside a HIP-named call (a
+    cuBLAS kernel on NVIDIA; on the CPU, a host task on the stream) as a launch
+    record with that call's id and the work's own symbol: the profile shows it as
+    the call's kernel, its name demangled, with no launch call of its own."""
+    platform, made = cpu.platform, []
+    correlate, read = platform.activity_correlate, platform.activity_read
+    correlated = [0]
+
+    def noting(correlation_id: int) -> None:
+        correlated[0] = correlation_id
+        correlate(correlation_id)
+
+    def with_the_librarys() -> ActivityBatch:
+        batch = read()
+        if not made:
+            return batch
+        extra = np.zeros(len(made), LAUNCH_RECORD)
+        for row, (correlation_id, thread, start) in zip(extra, made, strict=True):
+            row["correlation_id"], row["thread_id"], row["device"] = correlation_id, thread, cpu._native
+            row["call_ns"], row["return_ns"] = start, start + 1
+            row["start_ns"], row["end_ns"] = start, start + 2
+            row["grid"], row["block"], row["name"] = (1, 1, 1), (1, 1, 1), len(batch.names)
+        made.clear()
+        launches = np.concatenate([batch.launches, extra])
+        return ActivityBatch(batch.work, launches, [*batch.names, "_Z22sgemm_128x64_nn_kernelPKfS0_Pfiii"])
+
+    @hip_api
+    def hipblasSgemm() -> None:  # HIP's name, as hipkit.hipblas's will be
+        made.append((correlated[0], threading.get_native_id(), time.perf_counter_ns()))
+
+    monkeypatch.setattr(platform, "activity_correlate", noting)
+    monkeypatch.setattr(platform, "activity_read", with_the_librarys)
+    with cpu, hipkit.profile() as p:
+        hipblasSgemm()
+    (call,) = p.api_calls
+    (kernel,) = p.kernels
+    assert call.function == "hipblasSgemm" and kernel.correlation_id == call.correlation_id
+    assert kernel.name == "sgemm_128x64_nn_kernel(float const*, float const*, float*, int, int, int)"
+    assert kernel.thread_id == call.thread_id and call.start_ns <= kernel.start_ns <= call.end_ns

@@ -5,6 +5,8 @@ the CPU runtime in C++, CUPTI on NVIDIA), it also describes each launch call in
 its records, so the tracer leaves its launch method alone: each launch record
 becomes the kernel's row and, unless a HIP-named call made it (whose id the
 platform was given, ``activity_correlate``), the API row of its call.  The
+kernels a vendor library launched inside a HIP-named call carry that call's id:
+they are its kernels, under its API row.  The
 platform asks for a read when many records wait (``activity_notify``), so memory
 stays bounded without any work on the launch path.
 

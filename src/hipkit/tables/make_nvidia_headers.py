@@ -17,7 +17,7 @@ include path of the programs that use them):
 ``errors.h``
     ``hipGetErrorName``/``hipGetErrorString`` on ``hipkit_tables/hip_errors.h``, and
     ``hipCUDAErrorTohipError`` from the NVIDIA platform's own table
-    (``hipkit.platforms.nvidia.platform.hip_code``): CUDA's number where HIP has the same one, else
+    (``hipkit.platforms.nvidia.driver.hip_code``): CUDA's number where HIP has the same one, else
     HIP's code for the same failure, else ``hipErrorUnknown``.
 ``hipkit_tables/hip_errors.h``
     ``hipError_t`` with HIP's numbers, and the names and words (``hipkit._errors``) that
@@ -59,7 +59,7 @@ from pathlib import Path
 
 from hipkit import _errors
 from hipkit.hipify import arguments
-from hipkit.platforms.nvidia import platform as nvidia
+from hipkit.platforms.nvidia.driver import CUDA_TO_HIP
 from hipkit.tables import INCLUDE_DIR, names
 
 OUTPUT = INCLUDE_DIR / "hipkit_nvidia_program"
@@ -280,7 +280,7 @@ def render_errors() -> str:
         "inline const char* hipGetErrorString(hipError_t error) { return __hk_error_string(error); }",
         "",
     ]
-    others = sorted(nvidia._CUDA_TO_HIP.items())
+    others = sorted(CUDA_TO_HIP.items())
     lines += [
         "// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's",
         "// numbering), else HIP's code for the same failure, else hipErrorUnknown.",

@@ -360,7 +360,11 @@ class ActivityBatch(NamedTuple):
     enqueued it); the profiler matches them to its own entries of those calls.
 
     ``launches``: one :data:`LAUNCH_RECORD` per launch call, its ``name`` an index
-    into ``names`` (the FunctionInfo.name it was launched by)."""
+    into ``names`` (the FunctionInfo.name it was launched by).  Work a vendor
+    library (cuBLAS, NCCL, OpenBLAS...) put on a stream inside an API call is
+    described the same way, with that call's correlation_id and the work's own
+    name (a kernel's symbol; on the CPU, a host task's); a library's work
+    outside any API call is not the profile's and is left out."""
 
     work: list[tuple]
     launches: np.ndarray

@@ -2,8 +2,10 @@
 
 Its faces, each a module here:
 
-- :mod:`.platform`: the runtime (``NvidiaPlatform``) over NVIDIA's ``cuda.bindings``,
-  with CUPTI's activity records for the profiler (:mod:`._activity`);
+- :mod:`.platform`: the runtime (``NvidiaPlatform``) over the CUDA driver
+  (:mod:`.driver`: NVIDIA's ``cuda.bindings``, its errors as HIP's), with CUPTI's
+  activity records for the profiler (:mod:`.activity`; CUPTI's buffers read in
+  :mod:`.cupti_buffers`, kernels joined with their launch calls in :mod:`.launch_records`);
 - :mod:`.compiler`: kernels from HIP C++ through NVRTC and hipkit's HIP-on-CUDA
   device headers (``include/``);
 - :mod:`.toolchain`: whole programs through nvcc (``hipkit cc --platform nvidia``),

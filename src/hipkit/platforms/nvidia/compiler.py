@@ -62,6 +62,11 @@ class Binary(GpuBinary):
     vendor = "NVIDIA"
 
 
+def looks_like_image(image: bytes) -> bool:
+    """A cubin (ELF), a fatbin, or PTX text: what cuModuleLoadData takes."""
+    return image[:4] == b"\x7fELF" or image[:4] == b"\x50\xed\x55\xba" or b".version" in image[:4096]
+
+
 def parse_arch(text: str) -> Target | None:
     """The NVIDIA target named ``text`` ("sm_90", "sm_100a"), or None."""
     if re.fullmatch(r"sm_\d{2,3}[af]?", text):

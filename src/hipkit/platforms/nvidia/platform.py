@@ -3,7 +3,7 @@
 Built on NVIDIA's own bindings (``cuda.bindings``, from ``pip install
 'hipkit[nvidia]'``).  Each device's primary context is used, as the CUDA
 runtime, PyTorch and CuPy do, so memory and streams are shared with them.
-CUDA's errors come back as HIP's codes (:func:`hip_code`).
+CUDA's errors come back as HIP's codes (:mod:`.driver`).
 """
 
 from __future__ import annotations
@@ -30,74 +30,18 @@ from ..base.platform import (
     Target,
     kDLCUDA,
 )
-from . import _activity, compiler
-from ._activity import Activity
-from .compiler import Binary
+from . import activity, compiler, driver
+from .activity import Activity
+from .compiler import Binary, looks_like_image
+from .cupti_buffers import COPY, SET
+from .driver import describe, hip_code, launch_error
 
-# CUDA driver errors without a HIP code of the same number, and what HIP calls them.
-_CUDA_TO_HIP = {
-    34: 35,  # CUDA_ERROR_STUB_LIBRARY: the driver is not installed -> hipErrorInsufficientDriver
-    46: 100,  # CUDA_ERROR_DEVICE_UNAVAILABLE -> hipErrorNoDevice
-    222: 218,  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION -> hipErrorInvalidKernelFile
-    703: 719,  # CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING
-    714: 719,  # CUDA_ERROR_HARDWARE_STACK_ERROR
-    715: 719,  # CUDA_ERROR_ILLEGAL_INSTRUCTION
-    716: 719,  # CUDA_ERROR_MISALIGNED_ADDRESS
-    717: 719,  # CUDA_ERROR_INVALID_ADDRESS_SPACE
-    718: 719,  # CUDA_ERROR_INVALID_PC
-    800: 801,  # CUDA_ERROR_NOT_PERMITTED -> hipErrorNotSupported
-}
-_HIP_CODES = frozenset(int(e) for e in hipError_t)
-_INVALID_VALUE, _INVALID_CONFIGURATION, _NOT_FOUND, _NOT_READY = 1, 9, 500, 600
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
 log = logging.getLogger("hipkit")
-
-
-def hip_code(cuda_code: int) -> int:
-    """The hipError_t for a CUresult: the same number where HIP has it (HIP took
-    CUDA's numbering), else HIP's name for the same failure, else hipErrorUnknown."""
-    if cuda_code in _HIP_CODES:
-        return cuda_code
-    return _CUDA_TO_HIP.get(cuda_code, 999)
-
-
-def launch_error(cuda_code: int) -> int:
-    """The hipError_t of a failed cuLaunchKernel: a launch the configuration makes
-    impossible (CUDA_ERROR_INVALID_VALUE) is HIP's hipErrorInvalidConfiguration."""
-    code = hip_code(cuda_code)
-    return _INVALID_CONFIGURATION if code == _INVALID_VALUE else code
-
 
 _CU_LAUNCH_PARAMS = LaunchMarkers(buffer_pointer=1, buffer_size=2, end=0)  # CU_LAUNCH_PARAM_*
 _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
-
-
-def _driver():
-    """cuda.bindings' driver module, initialized; PlatformUnavailable with the reason if not."""
-    try:
-        from cuda.bindings import driver
-    except ImportError:
-        raise PlatformUnavailable(
-            "the cuda-bindings package is not installed (pip install 'hipkit[nvidia]')"
-        ) from None
-    try:
-        (err,) = driver.cuInit(0)
-    except Exception as exc:  # cuda.pathfinder's "library not found", by its own class
-        if "NotFound" in type(exc).__name__:
-            raise PlatformUnavailable("no NVIDIA driver (libcuda.so.1 not found)") from None
-        raise PlatformUnavailable(f"the NVIDIA driver could not be loaded: {exc}") from None
-    if err == 100:
-        raise PlatformUnavailable("no NVIDIA GPU is visible (CUDA_VISIBLE_DEVICES may hide them)")
-    if err:
-        raise PlatformUnavailable(f"the NVIDIA driver did not initialize: {_describe(driver, err)}")
-    return driver
-
-
-def _describe(driver, err) -> str:
-    name = driver.cuGetErrorName(err)[1]
-    text = driver.cuGetErrorString(err)[1]
-    return f"{name.decode() if name else int(err)}: {text.decode() if text else 'unknown error'}"
 
 
 class NvidiaPlatform(GpuPlatform):
@@ -114,23 +58,22 @@ class NvidiaPlatform(GpuPlatform):
         reason = compiler.unavailable_reason()
         if reason:
             raise PlatformUnavailable(reason)
-        self._cu = driver = _driver()
-        count = self._get(driver.cuDeviceGetCount())
+        self._cu = cu = driver.load()
+        count = self._get(cu.cuDeviceGetCount())
         if count == 0:
             raise PlatformUnavailable("no NVIDIA GPU is visible (CUDA_VISIBLE_DEVICES may hide them)")
         super().__init__(count)
-        self._devices = [self._get(driver.cuDeviceGet(i)) for i in range(count)]
+        self._devices = [self._get(cu.cuDeviceGet(i)) for i in range(count)]
         self._contexts: list[Any] = [None] * count
         # For the profiler's CUPTI records: each kernel symbol looked up -> the name it was
         # looked up by, and the streams made here (CUPTI names streams by ids of its own).
         self._symbols: dict[str, str] = {}
         self._streams: dict[int, set[int]] = {}  # device -> stream handles
-        self._stream_handles: dict[tuple[int, int], int] = {}  # (device, CUPTI's id) -> handle
 
     # ------------------------------------------------------------------ errors, contexts
 
     def _error(self, err, what: str = "") -> HipError:
-        detail = _describe(self._cu, err)
+        detail = describe(self._cu, err)
         return HipError(hip_code(int(err)), f"{what}: {detail}" if what else detail)
 
     def _get(self, result):
@@ -145,14 +88,16 @@ class NvidiaPlatform(GpuPlatform):
 
     def _ready(self, result) -> bool:
         """A query's answer: False while work is pending (CUDA_ERROR_NOT_READY)."""
-        if result[0] == _NOT_READY:
+        if result[0] == self._cu.CUresult.CUDA_ERROR_NOT_READY:
             return False
         self._check(result)
         return True
 
     def _context(self, device: int):
         if not 0 <= device < len(self._devices):
-            raise HipError(101, f"no NVIDIA device {device}; {len(self._devices)} visible")
+            raise HipError(
+                hipError_t.hipErrorInvalidDevice, f"no NVIDIA device {device}; {len(self._devices)} visible"
+            )
         ctx = self._contexts[device]
         if ctx is None:
             with self._lock:
@@ -291,12 +236,12 @@ class NvidiaPlatform(GpuPlatform):
         else:
             self._check(self._cu.cuMemcpy(dst, src, nbytes))
         if self._activity is not None and nbytes:
-            self._activity.enqueued(device, stream, _activity.COPY, nbytes)
+            self._activity.enqueued(device, stream, COPY, nbytes)
 
     def memset(self, device, dst, value, count, elem_size, stream, asynchronous) -> None:
         names = {1: "cuMemsetD8", 2: "cuMemsetD16", 4: "cuMemsetD32"}
         if elem_size not in names:
-            raise HipError(_INVALID_VALUE, f"memset of {elem_size}-byte elements")
+            raise HipError(hipError_t.hipErrorInvalidValue, f"memset of {elem_size}-byte elements")
         self._use(device)
         if asynchronous or stream:
             self._check(getattr(self._cu, names[elem_size] + "Async")(dst, value, count, stream))
@@ -305,7 +250,7 @@ class NvidiaPlatform(GpuPlatform):
         else:
             self._check(getattr(self._cu, names[elem_size])(dst, value, count))
         if self._activity is not None and count:
-            self._activity.enqueued(device, stream, _activity.SET, count * elem_size)
+            self._activity.enqueued(device, stream, SET, count * elem_size)
 
     # ------------------------------------------------------------------ streams, events
 
@@ -383,7 +328,6 @@ class NvidiaPlatform(GpuPlatform):
                 self._generations[device] += 1
                 self._modules = {h: m for h, m in self._modules.items() if m.device != device}
                 self._streams.pop(device, None)  # the reset destroyed them
-                self._stream_handles = {k: h for k, h in self._stream_handles.items() if k[0] != device}
                 if self._activity is not None:
                     self._activity.forget_device(device)
         try:
@@ -402,12 +346,12 @@ class NvidiaPlatform(GpuPlatform):
         """CUPTI's activity records, when cupti-python is installed (the
         ``nvidia`` extra); otherwise the profiler times with events."""
         if self._activity is None:
-            reason = _activity.unavailable_reason()
+            reason = activity.unavailable_reason()
             if reason:
                 log.info("hipkit: profiling with CUDA events: %s", reason)
                 return False
             try:
-                self._activity = Activity(self._stream_id, self._stream_handle, self._symbols, launch_error)
+                self._activity = Activity(self._context, self._streams, self._symbols)
             except Exception as exc:  # CUPTI refuses (another profiler attached, no permission)
                 log.warning("hipkit: profiling with CUDA events: CUPTI: %s", exc)
                 return False
@@ -427,27 +371,9 @@ class NvidiaPlatform(GpuPlatform):
             self._activity.notify(waiting, read)
 
     def activity_stop(self) -> None:
-        activity, self._activity = self._activity, None
-        if activity is not None:
-            activity.stop()
-
-    def _stream_id(self, device: int, stream: int) -> int:
-        from cupti import cupti
-
-        return int(cupti.get_stream_id_ex(int(self._context(device)), stream, 0))
-
-    def _stream_handle(self, device: int, stream_id: int) -> int:
-        """The handle of the stream CUPTI calls ``stream_id``: the null stream or one
-        made here; else (another library's stream) a number no handle is."""
-        handle = self._stream_handles.get((device, stream_id))
-        if handle is None:
-            for known in (0, *self._streams.get(device, ())):
-                try:
-                    self._stream_handles[device, self._stream_id(device, known)] = known
-                except Exception as exc:  # CUPTI does not know it (cupti-python's own error)
-                    log.debug("hipkit: CUPTI's id of stream %#x: %s", known, exc)
-            handle = self._stream_handles.setdefault((device, stream_id), -stream_id - 1)
-        return handle
+        current, self._activity = self._activity, None
+        if current is not None:
+            current.stop()
 
     # ------------------------------------------------------------------ several devices
 
@@ -489,12 +415,13 @@ class NvidiaPlatform(GpuPlatform):
             image, kernels = given, {}
         elif given.target != self.target(device):
             raise HipError(
-                209, f"module compiled for {given.target}, device {device} is {self.target(device)}"
+                hipError_t.hipErrorNoBinaryForGpu,
+                f"module compiled for {given.target}, device {device} is {self.target(device)}",
             )
         else:
             image, kernels = given.image, kernel_index(given.kernels)
-        if not _looks_like_image(image):
-            raise HipError(200, "not a cubin, fatbin or PTX image")
+        if not looks_like_image(image):
+            raise HipError(hipError_t.hipErrorInvalidImage, "not a cubin, fatbin or PTX image")
         self._use(device)
         return self._loaded(device, self._get(self._cu.cuModuleLoadData(image)), image, kernels)
 
@@ -508,7 +435,7 @@ class NvidiaPlatform(GpuPlatform):
         symbol = entry.symbol if entry else name
         err, function = self._cu.cuModuleGetFunction(loaded.handle, symbol.encode())
         if err:
-            raise HipError(_NOT_FOUND, f"no kernel {name!r} in the module")
+            raise HipError(hipError_t.hipErrorNotFound, f"no kernel {name!r} in the module")
         params = entry.params if entry else self._param_info(function)
         self._symbols[symbol] = name
         registers = self._function_attribute(function, "NUM_REGS")
@@ -567,10 +494,5 @@ class NvidiaPlatform(GpuPlatform):
             raise HipError(
                 launch_error(int(err)),
                 f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
-                f"dynamic shared memory: {_describe(self._cu, err)}",
+                f"dynamic shared memory: {describe(self._cu, err)}",
             )
-
-
-def _looks_like_image(image: bytes) -> bool:
-    """A cubin (ELF), a fatbin, or PTX text: what cuModuleLoadData takes."""
-    return image[:4] == b"\x7fELF" or image[:4] == b"\x50\xed\x55\xba" or b".version" in image[:4096]
