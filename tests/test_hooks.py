@@ -5,6 +5,7 @@ which tools see a call; uninstalling in any order; a forked child; the errors.""
 from __future__ import annotations
 
 import collections
+import gc
 import itertools
 import os
 
@@ -58,8 +59,11 @@ class Counter:
 
 @pytest.fixture(autouse=True)
 def hook_point_left_as_found():
-    """Each test starts with no tool installed, even after another's failure."""
+    """Each test starts with no tool installed, even after another's failure, and with
+    earlier tests' garbage collected (a module the collector unloads during a test would
+    be a call its tools see)."""
     assert hooks.installed() == ()
+    gc.collect()
     yield
     for tool in reversed(hooks.installed()):
         hooks.uninstall(tool)
@@ -235,19 +239,24 @@ def test_a_method_shadowed_before_the_tools_is_wrapped_and_put_back(device, monk
         calls.append(native)
         own(native)
 
-    monkeypatch.setattr(platform, "synchronize", synchronize)
-    seen: list[tuple[str, str]] = []
-    first, last = Counter("first", seen), Counter("last", seen)
-    hooks.install(first)
-    hooks.install(last)
-    assert first.originals[id(platform), "synchronize"] is synchronize
-    hooks.uninstall(first)  # the bottom one: the other now wraps the shadowing function
-    assert last.originals[id(platform), "synchronize"] is synchronize
-    device.synchronize()
-    hooks.uninstall(last)
-    assert platform.__dict__["synchronize"] is synchronize
-    device.synchronize()
-    assert seen == [("last", "synchronize")] and calls == [device._native] * 2
+    # Set and taken away by hand: some pytest versions' monkeypatch would leave the bound
+    # method behind as an instance attribute, a shadowing of its own for later tests.
+    platform.synchronize = synchronize
+    try:
+        seen: list[tuple[str, str]] = []
+        first, last = Counter("first", seen), Counter("last", seen)
+        hooks.install(first)
+        hooks.install(last)
+        assert first.originals[id(platform), "synchronize"] is synchronize
+        hooks.uninstall(first)  # the bottom one: the other now wraps the shadowing function
+        assert last.originals[id(platform), "synchronize"] is synchronize
+        device.synchronize()
+        hooks.uninstall(last)
+        assert platform.__dict__["synchronize"] is synchronize
+        device.synchronize()
+        assert seen == [("last", "synchronize")] and calls == [device._native] * 2
+    finally:
+        vars(platform).pop("synchronize", None)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this system")

@@ -5,6 +5,7 @@ other file changed (the fake platform lives in tests/fake_platform.py)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import fake_platform
@@ -78,7 +79,7 @@ def test_the_device_fixture_runs_on_it(pytester, monkeypatch):
     registration = '\nplatforms.register("fake", "fake_platform", 50)\n'
     pytester.makeconftest((here / "conftest.py").read_text() + registration)
     pytester.makepyfile(test_one="def test_kernel(device):\n    pass\n")
-    monkeypatch.setenv("PYTHONPATH", str(here))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(here), os.environ.get("PYTHONPATH")])))
     result = pytester.runpytest_subprocess("-rs", "-k", "fake")
     result.assert_outcomes(skipped=2)
     reason = f"fake platform absent: {fake_platform.REASON}"
