@@ -80,6 +80,7 @@ def test_the_device_fixture_runs_on_it(pytester, monkeypatch):
     pytester.makeconftest((here / "conftest.py").read_text() + registration)
     pytester.makepyfile(test_one="def test_kernel(device):\n    pass\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(here), os.environ.get("PYTHONPATH")])))
+    monkeypatch.delenv("HIPKIT_TEST_PLATFORMS", raising=False)  # this session's own narrowing
     result = pytester.runpytest_subprocess("-rs", "-k", "fake")
     result.assert_outcomes(skipped=2)
     reason = f"fake platform absent: {fake_platform.REASON}"
