@@ -45,6 +45,11 @@ def test_hipkit_cc_version_lists_its_tools(fake, capsys):
     assert "  fake compiler: not found (nothing to find)\n" in out
 
 
+def test_hipkit_cc_help_names_it(fake, capsys):
+    assert cli.main(["cc", "--help"]) == 0
+    assert "--platform NAME       one of nvidia, amd, fake, cpu" in capsys.readouterr().out
+
+
 def test_hipkit_cc_builds_nothing_for_it(fake, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     Path("main.hip").write_text("int main() { return 0; }\n")

@@ -36,8 +36,8 @@ options:
   -L DIR, -l NAME, -Wl,ARG, -pthread
                         linker options
   --offload-arch=ARCH   GPU architecture (GPU platforms; the CPU build ignores it)
-  --platform NAME       cpu, nvidia or amd (default: HIPKIT_PLATFORM, else the GPU here
-                        whose compiler is installed, else cpu)
+  --platform NAME       one of {platforms} (default: HIPKIT_PLATFORM, else the
+                        GPU here whose compiler is installed, else cpu)
   --version             the compilers of every platform, found or missing
   -h, --help            this text
 """
@@ -78,7 +78,9 @@ def main(argv: list[str]) -> int:
         print(f"hipkit cc: error: {exc}", file=sys.stderr)
         return 2
     if options.help:
-        print(USAGE, end="")
+        from .. import platforms
+
+        print(USAGE.format(platforms=", ".join(platforms.known())), end="")
         return 0
     if options.version:
         text, usable = report()
