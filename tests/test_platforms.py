@@ -99,6 +99,18 @@ def test_a_name_is_registered_once(fake):
         platforms.register("fake", "fake_platform", 60)
 
 
+@pytest.mark.parametrize("name", ["Fake", "my platform", "", "9x"])
+def test_a_name_is_what_hipkit_platform_takes(name):
+    with pytest.raises(ValueError, match="a platform's name is a lower-case identifier"):
+        platforms.register(name, "fake_platform", 50)
+    assert name not in platforms.known()
+
+
+def test_only_a_registered_name_is_unregistered():
+    with pytest.raises(ValueError, match="no platform 'tpu' is registered"):
+        platforms.unregister("tpu")
+
+
 def test_an_unknown_name_is_refused():
     with pytest.raises(ValueError, match="unknown platform 'tpu'; hipkit has nvidia, amd, cpu"):
         platforms.faces("tpu")

@@ -60,7 +60,10 @@ _made: dict[str, Platform | PlatformUnavailable] = {}
 def register(name: str, package: str, order: int) -> None:
     """Add platform ``name``, whose package (importable by that name) defines
     ``FACES``; ``order`` places it among the others (lower is preferred: NVIDIA
-    is 10, AMD 20, the CPU 100).  A name already registered is a ValueError."""
+    is 10, AMD 20, the CPU 100).  A name already registered, or one that is not a
+    lower-case identifier (what HIPKIT_PLATFORM and --platform take), is a ValueError."""
+    if not (name.isidentifier() and name == name.lower()):
+        raise ValueError(f"a platform's name is a lower-case identifier, not {name!r}")
     with _lock:
         if name in _REGISTRY:
             raise ValueError(f"a platform {name!r} is registered already ({_REGISTRY[name][1]})")
@@ -71,6 +74,8 @@ def unregister(name: str) -> None:
     """Remove platform ``name`` and forget it if it was made (a platform added by
     :func:`register`; the built-in ones can be removed too)."""
     with _lock:
+        if name not in _REGISTRY:
+            raise ValueError(f"no platform {name!r} is registered")
         del _REGISTRY[name]
         _made.pop(name, None)
 
