@@ -56,7 +56,7 @@ class Faces:
         ``devices(system) -> (present, filters)``: how many devices the machine
         has and the visibility variables that choose among them, as
         ``(name, value)`` pairs in the order they apply (the doctor's visibility
-        checks).
+        checks); None where the platform's driver is not there at all.
     program_tracing
         ``program_tracing() -> dict[str, str]``: the environment that makes a
         program built by ``hipkit cc`` trace itself for ``hipkit prof``, where it
