@@ -7,7 +7,7 @@
 //
 // The format: one record per line, tab-separated, the first field the domain
 // ("kernel", "copy", "api", "marker", "alloc", "device", "thread", "meta"),
-// then the fields of that domain's spool row (hipkit/profiler/_tracer.py) in
+// then the fields of that domain's spool row (hipkit/profiler/_spool.py) in
 // order; a grid or block is one field "x,y,z"; a meta value is JSON.  Times
 // are nanoseconds of CLOCK_MONOTONIC, the clock of Python's
 // time.perf_counter_ns, so Python and C++ processes share one timeline.  In
