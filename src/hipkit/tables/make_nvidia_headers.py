@@ -178,48 +178,58 @@ def _source() -> str:
     return "hipkit/tables/names.tsv (" + names.table().source.split(",")[0] + ")"
 
 
-def render_names() -> str:
-    values, functions = mapping()
-    lines = _banner("HIP's host API names as CUDA's", _source())
-    lines += [
-        "// Types, enumerators and flags: CUDA's, by HIP's names.",
-    ]
+def _render_mapping(
+    what: str,
+    mapping: tuple[dict[str, str], dict[str, str]],
+    value_notes: list[str],
+    call: str,
+    notes: list[str],
+) -> str:
+    """A header of object-like macros for the values, then function-like ones whose
+    expansion is ``call`` with ``{cuda}`` in it (both sorted by HIP name)."""
+    values, functions = mapping
+    lines = _banner(what, _source())
+    lines += value_notes
     lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
-    lines += [
-        "",
-        "// Functions: the CUDA call; a cudaError_t comes back as HIP's hipError_t",
-        "// (__hk_hip_result, host.h), any other result as it is.",
-    ]
-    lines += [
-        f"#define {hip}(...) __hk_hip_result({cuda}(__VA_ARGS__))" for hip, cuda in sorted(functions.items())
-    ]
+    lines += ["", *notes]
+    lines += [f"#define {hip}(...) {call.format(cuda=cuda)}" for hip, cuda in sorted(functions.items())]
     return "\n".join(lines) + "\n"
+
+
+def render_names() -> str:
+    return _render_mapping(
+        "HIP's host API names as CUDA's",
+        mapping(),
+        ["// Types, enumerators and flags: CUDA's, by HIP's names."],
+        "__hk_hip_result({cuda}(__VA_ARGS__))",
+        [
+            "// Functions: the CUDA call; a cudaError_t comes back as HIP's hipError_t",
+            "// (__hk_hip_result, host.h), any other result as it is.",
+        ],
+    )
 
 
 def render_module_names() -> str:
-    values, functions = driver_mapping()
-    lines = _banner("HIP's module API names as the CUDA driver's", _source())
-    lines += ["// Types and constants: the driver's, by HIP's names."]
-    lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
-    lines += [
-        "",
-        "// Functions: the driver's function, found through the CUDA runtime; the",
-        "// result is HIP's hipError_t (__hk_driver_call, module.h).",
-    ]
-    lines += [
-        f"#define {hip}(...) __hk_driver_call({cuda})(__VA_ARGS__)" for hip, cuda in sorted(functions.items())
-    ]
-    return "\n".join(lines) + "\n"
+    return _render_mapping(
+        "HIP's module API names as the CUDA driver's",
+        driver_mapping(),
+        ["// Types and constants: the driver's, by HIP's names."],
+        "__hk_driver_call({cuda})(__VA_ARGS__)",
+        [
+            "// Functions: the driver's function, found through the CUDA runtime; the",
+            "// result is HIP's hipError_t (__hk_driver_call, module.h).",
+        ],
+    )
 
 
 def render_rtc_names() -> str:
-    values, functions = rtc_mapping()
-    lines = _banner("hiprtc's names as NVRTC's", _source())
-    lines += ["// Types and results: NVRTC's, by HIP's names (the same numbers)."]
-    lines += [f"#define {hip} {cuda}" for hip, cuda in sorted(values.items())]
-    lines += ["", "// Functions: NVRTC's."]
-    lines += [f"#define {hip}(...) {cuda}(__VA_ARGS__)" for hip, cuda in sorted(functions.items())]
-    return "\n".join(lines) + "\n"
+    return _render_mapping(
+        "hiprtc's names as NVRTC's",
+        rtc_mapping(),
+        ["// Types and results: NVRTC's, by HIP's names (the same numbers)."],
+        "{cuda}(__VA_ARGS__)",
+        ["// Functions: NVRTC's."],
+    )
 
 
 def _c_string(text: str) -> str:
