@@ -108,7 +108,7 @@ def _platform(options: Options) -> str | None:
     forced = platforms.forced()
     if forced:
         return forced
-    builders = [name for name in platforms.known() if platforms.faces(name).toolchain is not None]
+    builders = platforms.having("toolchain")
     if any(platforms.faces(name).probe() for name in builders[:-1]):
         return None
     return builders[-1]

@@ -16,15 +16,11 @@ from ..platforms.base.toolchain import Tool, Toolchain
 __all__ = ["default_platform", "find_tools", "report", "select", "toolchain_class"]
 
 
-def _builders() -> list[str]:
-    """The platforms whose programs hipkit can build, in order of preference."""
-    return [name for name in platforms.known() if platforms.faces(name).toolchain is not None]
-
-
 def toolchain_class(name: str) -> type[Toolchain]:
     """The toolchain of platform ``name``; OptionError if it builds no programs."""
-    if name not in _builders():
-        raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(_builders())}")
+    builders = platforms.having("toolchain")
+    if name not in builders:
+        raise OptionError(f"unknown platform {name!r}; platforms: {', '.join(builders)}")
     cls: type[Toolchain] = platforms.faces(name).load("toolchain")
     return cls
 
@@ -35,7 +31,7 @@ def default_platform() -> str:
     forced = platforms.forced()
     if forced:
         return forced
-    names = _builders()
+    names = platforms.having("toolchain")
     for name in names:
         cls = toolchain_class(name)
         if cls.device_present() and not cls.missing():
@@ -71,7 +67,7 @@ def select(options: Options) -> Toolchain:
 
 def find_tools() -> list[Tool]:
     """Every compiler hipkit's platforms use, found or not."""
-    return [tool for name in _builders() for tool in toolchain_class(name).tools()]
+    return [tool for name in platforms.having("toolchain") for tool in toolchain_class(name).tools()]
 
 
 def report() -> tuple[str, bool]:
@@ -85,7 +81,7 @@ def report() -> tuple[str, bool]:
         f"Default platform: {default}",
     ]
     usable = False
-    for platform in _builders():
+    for platform in platforms.having("toolchain"):
         cls = toolchain_class(platform)
         reason = cls.missing()
         usable = usable or not reason

@@ -173,10 +173,8 @@ def _program_tracing() -> dict[str, str]:
     from ..platforms.base.faces import ProgramTracingUnavailable
 
     environment: dict[str, str] = {}
-    for name in platforms.known():
+    for name in platforms.having("program_tracing"):
         face = platforms.faces(name).load("program_tracing")
-        if face is None:
-            continue
         try:
             environment.update(face())
         except ProgramTracingUnavailable as exc:

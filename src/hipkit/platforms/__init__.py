@@ -38,6 +38,7 @@ __all__ = [
     "faces",
     "forced",
     "get",
+    "having",
     "known",
     "platform_class",
     "register",
@@ -83,6 +84,12 @@ def unregister(name: str) -> None:
 def known() -> tuple[str, ...]:
     """Names of the platforms this hipkit has, in order of preference."""
     return tuple(sorted(_REGISTRY, key=lambda name: _REGISTRY[name][0]))
+
+
+def having(face: str) -> tuple[str, ...]:
+    """The platforms that have ``face`` (one of Faces' names, e.g. "toolchain": those
+    whose programs hipkit cc builds), in order of preference."""
+    return tuple(name for name in known() if getattr(faces(name), face) is not None)
 
 
 def forced() -> str:

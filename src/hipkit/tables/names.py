@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
+
+from . import NAMES_TSV
 
 __all__ = ["Entry", "NameTable", "table", "ROC_LIBRARIES"]
 
@@ -64,7 +65,7 @@ class NameTable:
 @functools.cache
 def table() -> NameTable:
     """The checked-in table, read once per process."""
-    text = resources.files(__package__).joinpath("names.tsv").read_text(encoding="utf-8")
+    text = NAMES_TSV.read_text(encoding="utf-8")
     identifiers: dict[str, Entry] = {}
     includes: dict[str, Entry] = {}
     source = ""

@@ -18,6 +18,7 @@ from .gfx import (
     gfx_version,
     rocm_version,
 )
+from .toolkit import DEFAULT_ROCM
 
 _MODPROBE = "load the driver: sudo modprobe amdgpu"
 _USERMOD = "sudo usermod -aG render,video $USER, then log out and back in"
@@ -221,7 +222,7 @@ def _kernel(system: System) -> Check:
 def _hipcc(system: System, rocm: tuple[str, str] | None) -> Check:
     path = system.find_command("hipcc")
     if path is None:
-        bin_dir = f"{rocm[0] if rocm else '/opt/rocm'}/bin"
+        bin_dir = f"{rocm[0] if rocm else DEFAULT_ROCM}/bin"
         if system.exists(f"{bin_dir}/hipcc"):
             return Check("hipcc", "warn", "not on PATH", [], f"export PATH=$PATH:{bin_dir}")
         fix = "install the HIP SDK: sudo apt install rocm-hip-sdk"
@@ -237,7 +238,7 @@ def _libamdhip64(system: System, rocm: tuple[str, str] | None) -> Check:
     if system.library_loads("libamdhip64.so"):
         return Check("libamdhip64.so", "ok", "loads")
     summary = "does not load (links fail with: undefined reference to hip...)"
-    lib = f"{rocm[0] if rocm else '/opt/rocm'}/lib"
+    lib = f"{rocm[0] if rocm else DEFAULT_ROCM}/lib"
     if system.exists(f"{lib}/libamdhip64.so"):
         fix = (
             f"echo {lib} | sudo tee /etc/ld.so.conf.d/rocm.conf && sudo ldconfig; "

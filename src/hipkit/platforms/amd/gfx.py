@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from ..._system import System
 from ..base.checks import parse_version
+from .toolkit import DEFAULT_ROCM
 
 # The LLVM targets ROCm supports on Linux: the "GPU / LLVM target" rows of ROCm 7.2.3's compatibility
 # matrix, https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html (the products
@@ -63,7 +64,7 @@ def amd_filters(env: Mapping[str, str]) -> list[tuple[str, str]]:
 
 def rocm_version(system: System) -> tuple[str, str] | None:
     """(install directory, version) of the ROCm in /opt/rocm, else the first /opt/rocm-*."""
-    dirs = ["/opt/rocm"] + [f"/opt/{d}" for d in system.listdir("/opt") if d.startswith("rocm-")]
+    dirs = [DEFAULT_ROCM] + [f"/opt/{d}" for d in system.listdir("/opt") if d.startswith("rocm-")]
     for d in dirs:
         text = system.read(f"{d}/.info/version")
         if text and text.strip():
