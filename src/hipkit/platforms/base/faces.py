@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable"]
 
 # The faces a platform may have, "module:attribute" each (see Faces).
-FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing")
+FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas")
 
 
 def _always() -> bool:
@@ -62,6 +62,10 @@ class Faces:
         program built by ``hipkit cc`` trace itself for ``hipkit prof``, where it
         cannot do so by itself (raises :class:`ProgramTracingUnavailable` with
         the reason); None where nothing is needed.
+    blas
+        ``blas() -> BlasLibrary``: the platform's hipBLAS provider for Python
+        (:mod:`hipkit.platforms.base.blas`), loaded once; raises ``BlasUnavailable``
+        saying what to install.  None where the platform serves no BLAS.
     probe
         A cheap test, with no import, of whether the machine may have a device of
         the platform (its driver's device files): where no earlier platform's
@@ -85,6 +89,7 @@ class Faces:
         "checks",
         "devices",
         "program_tracing",
+        "blas",
         "probe",
         "build_variables",
         "variants",
@@ -101,6 +106,7 @@ class Faces:
         checks: str | None = None,
         devices: str | None = None,
         program_tracing: str | None = None,
+        blas: str | None = None,
         probe: Callable[[], bool] = _always,
         build_variables: tuple[str, ...] = (),
         variants: Mapping[str, Mapping[str, str]] | None = None,
@@ -113,6 +119,7 @@ class Faces:
         self.checks = checks
         self.devices = devices
         self.program_tracing = program_tracing
+        self.blas = blas
         self.probe = probe
         self.build_variables = build_variables
         self.variants = dict(variants or {})
