@@ -127,5 +127,5 @@ def test_hipkit_platform_names_a_registered_platform(monkeypatch):
 
 
 def test_an_unknown_face_is_refused():
-    with pytest.raises(ValueError, match="no face 'blas'"):
-        platforms.faces("cpu").load("blas")
+    with pytest.raises(ValueError, match="no face 'lapack'"):
+        platforms.faces("cpu").load("lapack")
