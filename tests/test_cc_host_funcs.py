@@ -1,7 +1,8 @@
 """Host functions in programs built by ``hipkit cc``: ``hipLaunchHostFunc`` and
 ``hipStreamAddCallback`` ordered with kernels, events and the null stream, the
-call returning before its function runs, a fault in one sticky, and the same
-program compiled for NVIDIA (nvcc) and AMD (hipcc) where they are installed.
+call returning before its function runs, a fault in one sticky (a callback told
+the error of its stream's device), and the same program compiled for NVIDIA
+(nvcc) and AMD (hipcc) where they are installed.
 The runtime's side, from Python, is tested in test_cpu_host_funcs.py.
 
 Nothing here waits on time: each function that must not have run yet sits
@@ -248,9 +249,33 @@ int faulting() {
   return 0;
 }
 
+// With two devices: a callback on device 1's stream, enqueued while device 0
+// is current, is told device 1's sticky error; device 0 is unharmed.
+int two_devices() {
+  hipStream_t s1;
+  CHECK(hipSetDevice(1));
+  CHECK(hipStreamCreate(&s1));
+  CHECK(hipSetDevice(0));
+  Gate gate;
+  Callback callback;
+  std::atomic<int> unharmed{0};
+  CHECK(hipLaunchHostFunc(s1, wait_at_gate, &gate));
+  CHECK(hipLaunchHostFunc(s1, fault, nullptr));
+  CHECK(hipStreamAddCallback(s1, on_callback, &callback, 0));
+  gate.open = 1;
+  EXPECT(hipStreamSynchronize(s1), hipErrorIllegalAddress);
+  CHECK(hipLaunchHostFunc(nullptr, set_flag, &unharmed));
+  CHECK(hipDeviceSynchronize());
+  printf("other_device_callback=%d,%d,%d\n", callback.calls.load(), int(callback.stream == s1),
+         int(callback.status));
+  printf("unharmed=%d\n", unharmed.load());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   main_thread = std::this_thread::get_id();
   if (argc > 1 && strcmp(argv[1], "fault") == 0) return faulting();
+  if (argc > 1 && strcmp(argv[1], "devices") == 0) return two_devices();
   if (int code = in_order()) return code;
   if (int code = across_streams()) return code;
   return null_stream();
@@ -268,9 +293,9 @@ def program(tmp_path_factory) -> Path:
     return directory / "host_funcs"
 
 
-def run(program: Path, *args: str) -> dict[str, str]:
+def run(program: Path, *args: str, **env: str) -> dict[str, str]:
     done = subprocess.run(
-        [str(program), *args], env=environment(), capture_output=True, text=True, timeout=300
+        [str(program), *args], env=environment(**env), capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return dict(line.split("=", 1) for line in done.stdout.splitlines())
@@ -310,6 +335,11 @@ def test_a_fault_in_a_host_function_is_sticky_and_callbacks_are_told(program):
     assert out["dropped_ran"] == "0"
     assert out["fault_callback"] == "1,1,700"
     assert out["after_reset"] == "1"
+
+
+def test_a_callback_is_told_the_sticky_error_of_its_streams_device(program):
+    out = run(program, "devices", HIPKIT_CPU_DEVICES="2")
+    assert (out["other_device_callback"], out["unharmed"]) == ("1,1,700", "1")
 
 
 @pytest.mark.skipif(bool(NVCC_MISSING), reason=str(NVCC_MISSING))
