@@ -22,6 +22,8 @@ from test_cc_nvidia import NVCC_MISSING
 from test_cli import environment
 
 from hipkit import platforms
+from hipkit.profiler import Domains
+from hipkit.profiler.programs import read_traces
 
 cpu_absent = platforms.status()["cpu"]
 needs_cpu = pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
@@ -283,6 +285,27 @@ int main(int argc, char** argv) {
 """
 
 
+# A library's work on a stream, as a library built on the runtime enqueues it:
+# named, inside the library's own HIP-style call.
+LIBRARY = r"""
+#include <hip/hip_runtime.h>
+
+void task(void*) {}
+
+hipError_t hipkitLibraryCall(hipStream_t stream) {
+  __HK_API_CALL_NAMED("hipkitLibraryCall");
+  return hipError_t(hkrt_launch_host_func(0, stream, task, nullptr, "hk_library_task", 0));
+}
+
+int main() {
+  hipStream_t s;
+  if (hipStreamCreate(&s) != hipSuccess || hipkitLibraryCall(s) != hipSuccess) return 1;
+  if (hipLaunchHostFunc(s, task, nullptr) != hipSuccess) return 1;  // unnamed: no kernel
+  return hipStreamSynchronize(s) == hipSuccess ? 0 : 1;
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def program(tmp_path_factory) -> Path:
     if cpu_absent:
@@ -340,6 +363,19 @@ def test_a_fault_in_a_host_function_is_sticky_and_callbacks_are_told(program):
 def test_a_callback_is_told_the_sticky_error_of_its_streams_device(program):
     out = run(program, "devices", HIPKIT_CPU_DEVICES="2")
     assert (out["other_device_callback"], out["unharmed"]) == ("1,1,700", "1")
+
+
+@needs_cpu
+def test_a_programs_trace_shows_a_named_host_function_as_its_calls_kernel(tmp_path):
+    write(tmp_path, "library.hip", LIBRARY)
+    build(tmp_path, "-o", "library", "library.hip")
+    run(tmp_path / "library", HIPKIT_PROF_DIR=str(tmp_path))
+    ((_, trace),) = read_traces(tmp_path, Domains(), "demangled", pytest.fail)
+    (call,) = [c for c in trace.api_calls if c.function == "hipkitLibraryCall"]
+    (kernel,) = trace.kernels
+    assert kernel.name == "hk_library_task" and kernel.correlation_id == call.correlation_id
+    assert (kernel.grid, kernel.block, kernel.stream) == ((1, 1, 1), (1, 1, 1), 1)
+    assert call.start_ns <= kernel.start_ns <= kernel.end_ns
 
 
 @pytest.mark.skipif(bool(NVCC_MISSING), reason=str(NVCC_MISSING))
