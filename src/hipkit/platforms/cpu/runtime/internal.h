@@ -3,12 +3,12 @@
 // The pieces: device.cpp (init, configuration, errors, reset), peer.cpp
 // (peer access between the devices), memory.cpp (allocations, copies),
 // stream.cpp (operations, their ordering, streams, events), executor.cpp
-// (each device's worker threads running kernels and large copies),
-// launch.cpp (function registry, launch validation), host_func.cpp
-// (host functions on streams), module.cpp (kernel modules), fiber.cpp (GPU threads as user-space contexts), signals.cpp
-// (faults and traps in kernel code), activity.cpp (timestamps of the work
-// run, activity.h) and program.cpp (the kernels and globals of whole
-// programs).
+// (each device's worker threads running kernels, large copies and host
+// functions), launch.cpp (function registry, launch validation),
+// host_func.cpp (host functions on streams), module.cpp (kernel modules),
+// fiber.cpp (GPU threads as user-space contexts), signals.cpp (faults and
+// traps in kernel code), activity.cpp (timestamps of the work run,
+// activity.h) and program.cpp (the kernels and globals of whole programs).
 #ifndef HIPKIT_CPU_RUNTIME_INTERNAL_H
 #define HIPKIT_CPU_RUNTIME_INTERNAL_H
 

@@ -15,9 +15,10 @@
 // dereferenced on the host, and by any device's kernels, and managed memory
 // is ordinary memory; copies still run on streams, in order.
 //
-// Here: errors, devices, streams, events and host functions; program_memory.h: memory, copies
-// and device globals; program_launch.h: launches, kernel attributes, occupancy;
-// program_module.h: modules; program_visible.h: the *_VISIBLE_DEVICES variables.
+// Here: errors, devices, streams, events and host functions; program_memory.h:
+// memory, copies and device globals; program_launch.h: launches, kernel
+// attributes, occupancy; program_module.h: modules; program_visible.h: the
+// *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
