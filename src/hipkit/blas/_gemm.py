@@ -93,8 +93,8 @@ def gemm(
     ta, ca = transpose(trans_a, "trans_a", complex_)
     tb, cb = transpose(trans_b, "trans_b", complex_)
     m, n, k = _shapes(a, b, ta, tb)
-    out = _output(operands, out, (m, n), dtype, beta)
-    op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, out, ta, ca, tb, cb)
+    result, c = _output(operands, out, (m, n), dtype, beta)
+    op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, c, ta, ca, tb, cb)
     rows, cols = (n, m) if swapped else (m, n)
     handle = handle_of(operands.device)  # type: ignore[arg-type]
     h = handle.use(stream)
@@ -102,24 +102,28 @@ def gemm(
     if compute:
         t = DATA_TYPES[dtype]
         _GEMM_EX(h, op1, op2, rows, cols, k, alpha, first.ptr, t, ld1, second.ptr, t, ld2,
-                 beta, out.ptr, t, ldc, compute, _DEFAULT)  # fmt: skip
+                 beta, c.ptr, t, ldc, compute, _DEFAULT)  # fmt: skip
     else:
-        _GEMM[dtype](h, op1, op2, rows, cols, k, alpha, first.ptr, ld1, second.ptr, ld2, beta, out.ptr, ldc)
+        _GEMM[dtype](h, op1, op2, rows, cols, k, alpha, first.ptr, ld1, second.ptr, ld2, beta, c.ptr, ldc)
     if operands.foreign:
         handle.keep(operands.foreign, stream)
-    return out
+    return result
 
 
-def _output(operands: Operands, out: Any, shape: tuple[int, ...], dtype: np.dtype, beta: Any) -> DeviceArray:
+def _output(
+    operands: Operands, out: Any, shape: tuple[int, ...], dtype: np.dtype, beta: Any
+) -> tuple[Any, DeviceArray]:
+    """(what to return, its device array): ``out`` as given, or a new array."""
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta!r} with no out to accumulate into (give out, or beta=0)")
-        return empty(shape, dtype, operands.device)
-    out = operands.array(out, "out")
-    same_dtype(out, dtype, "out", "a")
-    if tuple(out.shape) != shape:
-        raise ValueError(f"out: shape {tuple(out.shape)}, the product's is {shape}")
-    return out
+        made = empty(shape, dtype, operands.device)
+        return made, made
+    target = operands.array(out, "out")
+    same_dtype(target, dtype, "out", "a")
+    if tuple(target.shape) != shape:
+        raise ValueError(f"out: shape {tuple(target.shape)}, the product's is {shape}")
+    return out, target
 
 
 def _batch_stride(x: DeviceArray, batch: tuple[int, ...], name: str, broadcast: bool) -> int:
@@ -167,10 +171,10 @@ def matmul(a: Any, b: Any, out: Any = None, *, allow_tf32: bool = False, stream:
         ) from None
     stride_a = _batch_stride(a, batch, "a", broadcast=True)
     stride_b = _batch_stride(b, batch, "b", broadcast=True)
-    out = _output(operands, out, (*batch, m, n), dtype, 0)
-    stride_c = _batch_stride(out, batch, "out", broadcast=False)
+    result, c = _output(operands, out, (*batch, m, n), dtype, 0)
+    stride_c = _batch_stride(c, batch, "out", broadcast=False)
     count = int(np.prod(batch))
-    op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, out, 0, 0, 0, 0)
+    op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, c, 0, 0, 0, 0)
     rows, cols = (n, m) if swapped else (m, n)
     stride1, stride2 = (stride_b, stride_a) if swapped else (stride_a, stride_b)
     handle = handle_of(operands.device)  # type: ignore[arg-type]
@@ -179,13 +183,13 @@ def matmul(a: Any, b: Any, out: Any = None, *, allow_tf32: bool = False, stream:
     if compute:
         t = DATA_TYPES[dtype]
         _STRIDED_EX(h, op1, op2, rows, cols, k, 1.0, first.ptr, t, ld1, stride1, second.ptr, t, ld2,
-                    stride2, 0.0, out.ptr, t, ldc, stride_c, count, compute, _DEFAULT)  # fmt: skip
+                    stride2, 0.0, c.ptr, t, ldc, stride_c, count, compute, _DEFAULT)  # fmt: skip
     else:
         _STRIDED[dtype](h, op1, op2, rows, cols, k, 1.0, first.ptr, ld1, stride1, second.ptr, ld2,
-                        stride2, 0.0, out.ptr, ldc, stride_c, count)  # fmt: skip
+                        stride2, 0.0, c.ptr, ldc, stride_c, count)  # fmt: skip
     if operands.foreign:
         handle.keep(operands.foreign, stream)
-    return out
+    return result
 
 
 def gemm_batched(
@@ -241,7 +245,7 @@ def gemm_batched(
     else:
         _BATCHED[dtype](h, op1, op2, rows, cols, k, alpha, p1, ld1, p2, ld2, beta, pc, ldc, len(a_list))
     handle.keep([*pointers, *operands.foreign], stream)
-    return c_list
+    return c_list if out is None else list(out)
 
 
 def _alike(operands: Operands, xs: Sequence[Any], name: str) -> list[DeviceArray]:
