@@ -77,7 +77,13 @@ def test_bad_sizes_and_leading_dimensions_are_invalid_values(device, handle, rng
                  (4, 4, 4, 1.0, a.ptr, 3, a.ptr, 4, 0.0, a.ptr, 4),  # lda < m
                  (4, 4, 4, 1.0, a.ptr, 4, a.ptr, 4, 0.0, a.ptr, 2)):  # ldc < m  # fmt: skip
         status(S.HIPBLAS_STATUS_INVALID_VALUE, hipblas.hipblasSgemm, *head, *args)
-    status(S.HIPBLAS_STATUS_INVALID_VALUE, hipblas.hipblasSaxpy, handle, -1, 1.0, x.ptr, 1, x.ptr, 1)
+    status(S.HIPBLAS_STATUS_INVALID_VALUE, hipblas.hipblasStrsv, handle, hipblas.HIPBLAS_FILL_MODE_LOWER,
+           OPS["N"], hipblas.HIPBLAS_DIAG_UNIT, -1, a.ptr, 4, x.ptr, 1)  # negative n  # fmt: skip
+    # Level 1 takes a size below 1 for nothing to do (rocBLAS's quick return), as hipBLAS does on ROCm.
+    before = x.get()
+    hipblas.hipblasSscal(handle, -1, 2.0, x.ptr, 1)
+    assert hipblas.hipblasSnrm2(handle, -1, x.ptr, 1) == 0
+    np.testing.assert_array_equal(x.get(), before)
     status(S.HIPBLAS_STATUS_INVALID_VALUE, hipblas.hipblasSgemv, handle, OPS["N"], 4, 4, 1.0, a.ptr, 4,
            x.ptr, 0, 0.0, x.ptr, 1)  # incx 0  # fmt: skip
     status(S.HIPBLAS_STATUS_INVALID_VALUE, hipblas.hipblasSgemmStridedBatched, *head, 4, 4, 4, 1.0, a.ptr,
@@ -135,16 +141,17 @@ def test_a_platform_without_blas_here(monkeypatch, device):
     answers NOT_INITIALIZED with what to install."""
     from hipkit.hipblas import _handles
     from hipkit.platforms.base.blas import BlasUnavailable
+    from hipkit.platforms.base.faces import Faces
 
     def unavailable():
         raise BlasUnavailable("install the vendor's BLAS")
 
-    faces = platforms.faces(device.platform.name)
-    monkeypatch.setattr(faces, "load", lambda face: unavailable if face == "blas" else None)
+    load = Faces.load
+    monkeypatch.setattr(Faces, "load", lambda self, face: unavailable if face == "blas" else load(self, face))
     monkeypatch.setattr(_handles, "_libraries", {})
     error = status(S.HIPBLAS_STATUS_NOT_INITIALIZED, hipblas.hipblasCreate)
     assert "install the vendor's BLAS" in str(error)
-    monkeypatch.setattr(faces, "load", lambda face: None)
+    monkeypatch.setattr(Faces, "load", lambda self, face: None if face == "blas" else load(self, face))
     assert "serves no BLAS" in str(status(S.HIPBLAS_STATUS_NOT_INITIALIZED, hipblas.hipblasCreate))
 
 
@@ -166,7 +173,7 @@ def test_shapes_that_do_not_fit(device, rng):
     raises(ValueError, "a: gemm takes 2-D arrays", blas.gemm, v3, m34)
     raises(ValueError, r"beta: 0.5 with no out", blas.gemm, m34, m45, beta=0.5)
     batch = hipkit.to_device(random(rng, (2, 3, 4), np.float32))
-    raises(ValueError, r"b: batch axes \(3,\) do not broadcast with a's \(2,\)",
+    raises(ValueError, r"b: batch axes \(3,\) do not broadcast against a's \(2,\)",
            blas.matmul, batch, hipkit.to_device(random(rng, (3, 4, 5), np.float32)))  # fmt: skip
     raises(ValueError, "a: matmul takes arrays of 2 or more axes", blas.matmul, v3, m34)
     raises(ValueError, r"out: shape \(3, 5\), the product's is \(2, 3, 5\)", blas.matmul, batch, m45, m35)
@@ -214,7 +221,8 @@ def test_layouts_without_a_blas_form(device, rng):
     every_other = wide[::2, ::2]  # both strides past one element
     raises(ValueError, r"a: a 3x4 matrix with strides \(128, 16\) bytes has no BLAS layout.*a.copy\(\)",
            blas.gemm, every_other, wide[:4, :4])  # fmt: skip
-    raises(ValueError, "out: a 6x8 matrix", blas.gemm, wide[:, :4], wide[:4, :], transposed(wide))
+    out = hipkit.zeros((6, 8), np.complex64)[::2, ::2]
+    raises(ValueError, "out: a 3x4 matrix with strides", blas.gemm, wide[:3, :5], wide[:5, :4], out)
     square = hipkit.to_device(random(rng, (4, 4), np.complex64))
     raises(ValueError, "a: the conjugate transpose of this transposed view has no BLAS operation",
            blas.gemm, transposed(square), square, trans_a="C")  # fmt: skip

@@ -139,7 +139,8 @@ def hipblasCreate() -> int:
     host)."""
     device = get_device()
     library = library_of(device, "hipblasCreate")
-    device.set_current()  # the vendor library makes its handle on this device
+    device.set_current()  # the vendor library makes its handle on this device...
+    library.blas.set_device(device._native)  # ...or is told it (the CPU's provider)
     slot = ctypes.c_void_p()
     call("hipblasCreate", library.handle_function("hipblasCreate"), ctypes.addressof(slot))
     handle = slot.value or 0
@@ -212,7 +213,7 @@ def hipblasGetMathMode(handle: int) -> hipblasMath_t:
 
 
 def hipblasGetVersion(handle: int) -> int:
-    """hipBLAS's version as one number (major * 10000 + minor * 100 + patch)."""
+    """hipBLAS's version as one number, as hipBLAS encodes it."""
     return _get_int(handle, "hipblasGetVersion")
 
 

@@ -75,6 +75,8 @@ def wrapper(index: int) -> Callable[..., Any]:
         ctype_at = next(i for i, p in enumerate(params) if p.name == "cType")
     scalars = tuple(zip(scalar_at, makers or (None,) * len(scalar_at), strict=True))
     param_names = tuple(p.name for p in params)
+    # In device pointer mode, the scalars and the result are device memory too.
+    device_pointers = tuple(sorted((*arrays, *scalar_at, *((count - 1,) if has_result else ()))))
     addressof = ctypes.addressof
 
     def routine_call(*args: Any) -> Any:
@@ -95,7 +97,7 @@ def wrapper(index: int) -> Callable[..., Any]:
             c.append(addressof(slot))
         elif has_result and not device_mode:  # a result in host mode, at a host address given
             c[-1] = host_pointer(c[-1], name, "result", writable=True)[0]
-        for i in arrays:
+        for i in device_pointers if device_mode else arrays:
             value = c[i]
             if type(value) is not int:
                 c[i] = (
@@ -104,27 +106,17 @@ def wrapper(index: int) -> Callable[..., Any]:
                     else foreign_pointer(value, state.device, name, param_names[i])
                 )
         keep = None
-        if scalars:
-            if device_mode:
-                for i, _ in scalars:
-                    value = c[i]
-                    if type(value) is not int:
-                        c[i] = (
-                            value.ptr
-                            if type(value) is DeviceArray
-                            else foreign_pointer(value, state.device, name, param_names[i])
-                        )
-            else:
-                keep = []
-                for i, make in scalars:
-                    if make is None:
-                        make = ex_scalar(c[compute_at], c[ctype_at])
-                    try:
-                        value = make(c[i])
-                    except TypeError as exc:
-                        raise TypeError(f"{name}: {param_names[i]}: {exc} (host pointer mode)") from None
-                    keep.append(value)
-                    c[i] = addressof(value)
+        if scalars and not device_mode:
+            keep = []
+            for i, make in scalars:
+                if make is None:
+                    make = ex_scalar(c[compute_at], c[ctype_at])
+                try:
+                    value = make(c[i])
+                except TypeError as exc:
+                    raise TypeError(f"{name}: {param_names[i]}: {exc} (host pointer mode)") from None
+                keep.append(value)
+                c[i] = addressof(value)
         function = state.functions[index] or state.library.routine(index)
         tool = hooks.api
         status = function(*c) if tool is None else tool(name, function, tuple(c), {})
