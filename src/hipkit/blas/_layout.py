@@ -46,9 +46,11 @@ def matrix(x: DeviceArray, name: str) -> tuple[int, int]:
     """(stored, ld): ``stored`` 1 where the column-major storage of ``x`` is its
     transpose (rows contiguous), 0 where it is ``x`` (columns contiguous); ``ld`` the
     leading dimension of that storage, in elements."""
-    rows, cols = x.shape[-2:]
-    s0, s1 = x.strides[-2:]
-    size = x.itemsize
+    shape, strides = x.shape, x.strides
+    rows, cols, s0, s1 = shape[-2], shape[-1], strides[-2], strides[-1]
+    size = x.dtype.itemsize
+    if s1 == size and rows > 1 and s0 >= cols * size and s0 % size == 0:  # the common case: C order
+        return 1, s0 // size
     if s0 % size == 0 and s1 % size == 0:
         e0, e1 = s0 // size, s1 // size
         if cols <= 1 or e1 == 1:
@@ -60,7 +62,7 @@ def matrix(x: DeviceArray, name: str) -> tuple[int, int]:
             if ld >= max(rows, 1):
                 return 0, ld
     raise ValueError(
-        f"{name}: a {rows}x{cols} matrix with strides {x.strides[-2:]} bytes has no BLAS layout "
+        f"{name}: a {rows}x{cols} matrix with strides {strides[-2:]} bytes has no BLAS layout "
         f"(one axis of stride {size}, the other positive and past it): pass {name}.copy()"
     )
 

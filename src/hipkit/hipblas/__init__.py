@@ -48,7 +48,7 @@ Example
 ...                      1.0, d_a, m, d_b, k, 0.0, d_c, m)
 >>> np.allclose(d_c.get().T, a @ b)
 True
->>> hipblas.hipblasIsamax(handle, m * k, d_a, 1) == np.argmax(np.abs(a.T)) + 1  # 1-based
+>>> hipblas.hipblasIsamax(handle, m * k, d_a, 1) == int(np.argmax(np.abs(a.T))) + 1  # 1-based
 True
 >>> hipblas.hipblasDestroy(handle)
 """
