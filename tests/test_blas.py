@@ -457,3 +457,30 @@ def test_tensors_of_other_libraries(device, rng):
     device.synchronize()
     np.testing.assert_array_equal(y, 1 + 6 * np.arange(6.0))
     assert blas.dot(a[:, 0], a[:, 1]) == pytest.approx(a[:, 0] @ a[:, 1])
+
+
+@ON_EVERY_PLATFORM
+def test_threads_each_have_a_handle(device, rng):
+    """Calls from several threads at once, each on a stream of its own."""
+    import threading
+
+    a = [random(rng, (12, 12), np.float64) for _ in range(4)]
+    results: dict[int, np.ndarray] = {}
+
+    def work(i: int) -> None:
+        with device:
+            stream = hipkit.Stream(non_blocking=True)
+            da = hipkit.to_device(a[i])
+            c = da
+            for _ in range(5):
+                c = blas.gemm(da, c, stream=stream)
+            stream.synchronize()
+            results[i] = c.get()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, x in enumerate(a):
+        close(results[i], np.linalg.matrix_power(x, 6), np.float64, 12 * 6)
