@@ -222,6 +222,13 @@ def test_the_handles_functions(device, handle):
 
 
 @ON_EVERY_PLATFORM
+def test_the_provider_is_named(device):
+    # The vendor library that does the work, for reports and benchmarks.
+    described = hipblas.provider(device)
+    assert re.search(r"(OpenBLAS|cuBLAS|hipBLAS|rocBLAS) \d", described), described
+
+
+@ON_EVERY_PLATFORM
 def test_host_device_copies(device, rng):
     n, inc_x, inc_y = 7, 2, 3
     host = random(rng, 1 + (n - 1) * inc_x, np.complex64)

@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+from ..hipblas import provider
 from ._gemm import gemm, gemm_batched, matmul
 from ._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap, vdot
 from ._level2 import gemv, ger, symv, trmv, trsv
@@ -64,6 +65,7 @@ __all__ = [
     "iamin",
     "matmul",
     "nrm2",
+    "provider",
     "rot",
     "scal",
     "swap",

@@ -88,6 +88,7 @@ from ._handles import (
     hipblasSetPointerMode,
     hipblasSetStream,
     hipblasSetVector,
+    provider,
 )
 from ._routines import routines as _make_routines
 from ._status import HipblasError, hipblasStatusToString
@@ -134,6 +135,7 @@ __all__ = [
     "hipblasSideMode_t",
     "hipblasStatusToString",
     "hipblasStatus_t",
+    "provider",
     "routines",
     *routines,
     *(name for _enum in _enums.ENUMS for name in _enum.__members__),

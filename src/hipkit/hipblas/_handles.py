@@ -100,6 +100,14 @@ def library_of(device: Device, function: str) -> Library:
         return _libraries[name]
 
 
+def provider(device: Device | None = None) -> str:
+    """The library that serves hipBLAS on ``device``'s platform (default: the current
+    device), with its version: "OpenBLAS 0.3.34 (scipy-openblas32), 2 threads",
+    "cuBLAS 13.1.0".  HipblasError(HIPBLAS_STATUS_NOT_INITIALIZED), saying what to
+    install, where the platform has none here."""
+    return library_of(device or get_device(), "provider").blas.description
+
+
 def not_initialized(function: str, handle: Any) -> HipblasError:
     shown = f"0x{handle:x}" if isinstance(handle, int) else repr(handle)
     return HipblasError(NOT_INITIALIZED, function, f"{shown} is not a live hipblasHandle_t")
