@@ -666,7 +666,7 @@ def test_functions_are_hipblas_names_only(lib):
         lib.set_device(99)
 
 
-def test_without_openblas_the_library_says_what_to_install(monkeypatch):
+def test_without_openblas_the_library_says_what_to_install(lib, monkeypatch):
     from hipkit.platforms.cpu import blas
 
     monkeypatch.setenv("HIPKIT_OPENBLAS", "/nonexistent/libopenblas.so")
@@ -690,3 +690,42 @@ def test_the_amd_platform_says_hipblas_is_missing_where_rocm_has_none(monkeypatc
 
 def _no_library(name, *args, **kwargs):
     raise OSError(f"{name}: cannot open shared object file")
+
+
+def test_hipkit_openblas_names_the_library_and_its_prefix_is_read(lib, monkeypatch):
+    from hipkit.platforms.cpu import _lib, blas
+
+    wheel = blas.find_openblas()
+    monkeypatch.setenv("HIPKIT_OPENBLAS", str(wheel.path))
+    chosen = blas.find_openblas()
+    assert (chosen.path, chosen.prefix, chosen.source) == (
+        wheel.path.resolve(),
+        wheel.prefix,
+        "HIPKIT_OPENBLAS",
+    )
+    monkeypatch.setenv("HIPKIT_OPENBLAS", str(_lib.lib_dir() / _lib.LIBRARY_NAME))
+    with pytest.raises(BlasUnavailable, match="not an OpenBLAS library"):
+        blas.find_openblas()
+
+
+def test_the_systems_openblas_serves_too(lib, monkeypatch, cpu):
+    """Debian's libopenblas0, whose names have no prefix, when the wheel is absent."""
+    from hipkit.platforms.cpu import blas
+
+    if blas._system() is None:
+        pytest.skip("no libopenblas.so.0 here (apt-get install libopenblas0)")
+    monkeypatch.setattr(blas, "_wheel", lambda: None)
+    system = blas.library()
+    assert "(libopenblas0)" in system.description
+    with cpu:
+        slot = ctypes.c_void_p()
+        ok(system, "hipblasCreate", ctypes.addressof(slot))
+        try:
+            gemm(system, slot.value, "hipblasZgemm", np.complex128, OP_C, OP_T)
+            x = random(100, np.float32)
+            result = np.zeros(1, np.float32)
+            X = hipkit.to_device(x)
+            ok(system, "hipblasSnrm2", slot.value, 100, X.ptr, 1, result.ctypes.data)
+            np.testing.assert_allclose(result[0], np.linalg.norm(x), rtol=1e-5)
+        finally:
+            ok(system, "hipblasDestroy", slot.value)
