@@ -26,6 +26,8 @@ LAYERS = {
     "platforms": 1,
     "runtime": 2,
     "hip": 3,
+    "hipblas": 3,
+    "blas": 3,
     "profiler": 3,
     "cc": 4,
     "doctor": 4,
