@@ -261,3 +261,30 @@ def test_linking_hipblas_without_openblas_says_what_to_install(tmp_path, monkeyp
     assert "pip install 'hipkit[cpu]' (scipy-openblas32) or apt-get install libopenblas0" in err
     assert not (tmp_path / "a").exists()
     assert cli.main(["cc", "-o", "a", "a.hip"]) == 0  # no BLAS asked for: none needed
+
+
+def test_the_program_and_its_manifest_follow_the_openblas_linked(tmp_path, monkeypatch):
+    """Another OpenBLAS file is another provider, so another program; HIPKIT_OPENBLAS
+    is one of the variables of hipkit run's manifest key."""
+    import shutil
+
+    from hipkit.platforms.cpu import blas
+    from hipkit.platforms.cpu.toolchain import CpuToolchain
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HIPKIT_PLATFORM", "cpu")
+    options = parse_args(["main.o", "-lhipblas"])
+    toolchain = CpuToolchain()
+    first, first_key = toolchain.program_key([], options), manifest.key(options)
+    first_files = toolchain.run_time_files()
+    other = tmp_path / "openblas" / blas.find_openblas().path.name
+    other.parent.mkdir()
+    shutil.copy2(blas.find_openblas().path, other)
+    monkeypatch.setenv("HIPKIT_OPENBLAS", str(other))
+    assert toolchain.program_key([], options) != first
+    assert manifest.key(options) != first_key
+    (runtime, provider) = toolchain.run_time_files()
+    assert (
+        runtime == first_files[0] and provider != first_files[1] and provider.name == "libhipkit_cpu_blas.so"
+    )
+    assert toolchain.program_key([], parse_args(["main.o"])) and toolchain.run_time_files() == [runtime]
