@@ -99,8 +99,8 @@ template <class P> struct Listed {
   bool null() const { return list == nullptr; }
 };
 
-// The family: hipBLAS's enum conversions (trans, and the algorithm of the Ex forms),
-// then rocblas_gemm_arg_check: m, n, k, batch >= 0; lda, ldb, ldc at least the rows
+// The family, the Ex forms too: hipBLAS's enum conversions (trans, and the algorithm
+// of the Ex forms: HIPBLAS_GEMM_DEFAULT), then rocblas_gemm_arg_check: m, n, k, batch >= 0; lda, ldb, ldc at least the rows
 // of A, B and C as stored; m == 0, n == 0 or batch == 0 is a quick return (k == 0 is
 // not: C is still scaled by beta); beta must be given; in host mode beta == 1 with
 // k == 0 or alpha == 0 is a quick return, C must be given, and A, B and alpha unless

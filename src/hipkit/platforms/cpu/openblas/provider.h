@@ -5,8 +5,9 @@
 // hipBLAS that CPU programs link with -lhipblas and that Python calls through ctypes.
 // It links libhipkit_cpu, so handles, streams and devices are the runtime's, and
 // OpenBLAS, which does the work: handle.cpp (the handle, host-device copies, the
-// stream work), level1.cpp, level2.cpp, level3.cpp, gemm_ex.cpp (half, bfloat16 and
-// the Ex forms).
+// stream work), level1.cpp, level2.cpp, level3.cpp and gemm.cpp (the gemm family:
+// batched, strided, half, bfloat16 and the Ex forms); openblas_api.h declares what
+// they call of OpenBLAS.
 //
 // Every routine is checked with hipBLAS's rules before anything is enqueued, then
 // enqueued on the handle's stream as a host function of the CPU runtime, named after
@@ -19,12 +20,16 @@
 // HIPBLAS_STATUS_SUCCESS), each cited where it is applied.  rocBLAS reads host
 // scalars in those checks (alpha == 0 allows A == NULL...); in device pointer mode it
 // cannot, and neither can this provider: there every array a routine may read must be
-// given (rocBLAS's kernels would fault on a NULL one instead).
+// given (rocBLAS's kernels would fault on a NULL one instead).  Work the runtime
+// refuses (a sticky error, a stream destroyed) or that fails while a call waits for
+// it is HIPBLAS_STATUS_EXECUTION_FAILED, cuBLAS's answer; the runtime's
+// hkrt_last_error_detail says why.
 #pragma once
 
 #include <stdint.h>
 #include <string.h>
 
+#include <initializer_list>
 #include <type_traits>
 #include <utility>
 
