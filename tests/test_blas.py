@@ -6,6 +6,8 @@ tensors in place.  Its errors are in test_blas_errors.py."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from test_hipblas import (
@@ -87,6 +89,32 @@ def test_gemm(device, rng, dtype, ta, tb):
     made = blas.gemm(hipkit.to_device(a), hipkit.to_device(b), trans_a=ta, trans_b=tb)
     assert made.shape == (m, n) and made.dtype == dtype and made.is_contiguous
     close(made.get(), op(a, ta) @ op(b, tb), dtype, k)
+
+
+@pytest.mark.parametrize("ta", "NTC")
+@pytest.mark.parametrize("tb", "NTC")
+def test_gemm_of_one_row_or_column_takes_either_layout(device, rng, ta, tb):
+    # A 1 x n matrix is both C- and Fortran-ordered: whichever gives every operand a
+    # BLAS operation is taken, so no conjugate transpose is refused for its layout.
+    dtype = np.complex128
+    for m, n, k in ((1, 3, 2), (3, 1, 2), (2, 3, 1), (1, 1, 1)):
+        for layouts in itertools.product(LAYOUTS, repeat=3):
+            a, b, c = (
+                random(rng, shaped(ta, m, k), dtype),
+                random(rng, shaped(tb, k, n), dtype),
+                random(rng, (m, n), dtype),
+            )
+            # A slice of one column is rows apart: C order only.
+            either = [
+                min(x.shape) == 1 and layout != "slice" for x, layout in zip((a, b), layouts[:2], strict=True)
+            ]
+            if conjugated_across(dtype, ta, layouts[0], layouts[2]) and not either[0]:
+                continue
+            if conjugated_across(dtype, tb, layouts[1], layouts[2]) and not either[1]:
+                continue
+            out = laid_out(c, layouts[2])
+            blas.gemm(laid_out(a, layouts[0]), laid_out(b, layouts[1]), out, beta=1.0, trans_a=ta, trans_b=tb)
+            close(out.get(), op(a, ta) @ op(b, tb) + c, dtype, k)
 
 
 def _half_types() -> list:

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.skipif(bool(CPU), reason=f"cpu platform absent: {CPU}")
 
 HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 ALWAYS = 0x1  # HKRT_HOST_FUNC_ALWAYS
+SMALL = 0x2  # HKRT_HOST_FUNC_SMALL
 SOURCE = 'extern "C" __global__ void fill(int* p, int v) { p[threadIdx.x] = v; }'
 
 
@@ -63,6 +64,32 @@ def test_a_host_function_runs_on_a_worker_after_the_call_returned(cpu, lib):
     assert waited and thread != threading.get_native_id()
 
 
+def test_a_small_host_function_runs_at_once_on_an_idle_stream_and_in_order_otherwise(cpu, lib):
+    """HKRT_HOST_FUNC_SMALL (a small BLAS call): on an idle stream the calling thread
+    runs it before the call returns; behind a gate, the thread that opens it does."""
+    seen = []
+
+    @HOST_FN
+    def note(_):
+        seen.append(threading.get_native_id())
+
+    released = threading.Event()
+
+    @HOST_FN
+    def gate(_):
+        released.wait(60)
+
+    stream = hipkit.Stream()
+    assert enqueue(lib, stream.handle, note, flags=SMALL) == 0
+    assert seen == [threading.get_native_id()]
+    assert enqueue(lib, stream.handle, gate) == 0
+    assert enqueue(lib, stream.handle, note, flags=SMALL) == 0
+    assert len(seen) == 1  # behind the gate
+    released.set()
+    stream.synchronize()
+    assert len(seen) == 2 and seen[1] != threading.get_native_id()
+
+
 def test_host_functions_order_with_kernels_on_their_stream(cpu, lib):
     """A gate, a kernel filling 7, a host function that reads the array and writes 9,
     a kernel filling half of it with 11: each sees the work before it."""
@@ -94,7 +121,7 @@ def test_host_functions_order_with_kernels_on_their_stream(cpu, lib):
 def test_errors_are_hips(cpu, lib):
     never = HOST_FN(lambda _: None)
     assert enqueue(lib, 0, 0) == 1  # a NULL function: hipErrorInvalidValue
-    assert enqueue(lib, 0, never, flags=0x2) == 1  # unknown flags
+    assert enqueue(lib, 0, never, flags=0x4) == 1  # unknown flags
     assert enqueue(lib, 0x1234, never) == 400  # no such stream: hipErrorInvalidHandle
     assert enqueue(lib, 0, never, device=99) == 101  # hipErrorInvalidDevice
     device = ctypes.c_int(-1)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import hipblas
 from ..runtime.memory import DeviceArray, empty, to_device
 from ._context import Operands, handle_of
-from ._layout import matrix, operation, transpose
+from ._layout import matrix, operand, storages, transpose
 from ._types import COMPLEX, COMPUTE_TYPES, DATA_TYPES, HALF_TYPES, TF32_TYPES, family, same_dtype
 
 _GEMM = family("hipblas{}gemm")
@@ -58,13 +58,24 @@ def _shapes(a: Any, b: Any, ta: int, tb: int) -> tuple[int, int, int]:
 
 
 def _plan(a: Any, b: Any, c: Any, ta: int, ca: int, tb: int, cb: int) -> tuple:
-    """(op1, op2, first, ld1, second, ld2, ldc, swapped): the column-major call."""
-    sa, lda = matrix(a, "a")
-    sb, ldb = matrix(b, "b")
-    sc, ldc = matrix(c, "out")
-    if sc:  # C^T = op(B)^T op(A)^T
-        return operation(sb, 1 - tb, cb, "b"), operation(sa, 1 - ta, ca, "a"), b, ldb, a, lda, ldc, True
-    return operation(sa, ta, ca, "a"), operation(sb, tb, cb, "b"), a, lda, b, ldb, ldc, False
+    """(op1, op2, first, ld1, second, ld2, ldc, swapped): the column-major call.  A
+    matrix of one row or column may be taken either way: the way that gives every
+    operand an operation."""
+    choices = storages(c, "out") if min(c.shape[-2:]) <= 1 else [matrix(c, "out")]
+
+    def plan(sc: int, ldc: int) -> tuple:
+        if sc:  # C^T = op(B)^T op(A)^T
+            (op1, ld1), (op2, ld2) = operand(b, "b", 1 - tb, cb), operand(a, "a", 1 - ta, ca)
+            return op1, op2, b, ld1, a, ld2, ldc, True
+        (op1, ld1), (op2, ld2) = operand(a, "a", ta, ca), operand(b, "b", tb, cb)
+        return op1, op2, a, ld1, b, ld2, ldc, False
+
+    for sc, ldc in choices[:-1]:
+        try:
+            return plan(sc, ldc)
+        except ValueError:
+            pass
+    return plan(*choices[-1])
 
 
 def gemm(

@@ -51,20 +51,32 @@ def matrix(x: DeviceArray, name: str) -> tuple[int, int]:
     size = x.dtype.itemsize
     if s1 == size and rows > 1 and s0 >= cols * size and s0 % size == 0:  # the common case: C order
         return 1, s0 // size
+    return storages(x, name)[0]
+
+
+def storages(x: DeviceArray, name: str) -> list[tuple[int, int]]:
+    """Every (stored, ld) of :func:`matrix` that fits ``x``, C order's first: a matrix
+    of one row or one column is both (a routine picks the one its operands need)."""
+    shape, strides = x.shape, x.strides
+    rows, cols, s0, s1 = shape[-2], shape[-1], strides[-2], strides[-1]
+    size = x.dtype.itemsize
+    found = []
     if s0 % size == 0 and s1 % size == 0:
         e0, e1 = s0 // size, s1 // size
         if cols <= 1 or e1 == 1:
             ld = e0 if rows > 1 else max(cols, 1)
             if ld >= max(cols, 1):
-                return 1, ld
+                found.append((1, ld))
         if rows <= 1 or e0 == 1:
             ld = e1 if cols > 1 else max(rows, 1)
             if ld >= max(rows, 1):
-                return 0, ld
-    raise ValueError(
-        f"{name}: a {rows}x{cols} matrix with strides {strides[-2:]} bytes has no BLAS layout "
-        f"(one axis of stride {size}, the other positive and past it): pass {name}.copy()"
-    )
+                found.append((0, ld))
+    if not found:
+        raise ValueError(
+            f"{name}: a {rows}x{cols} matrix with strides {strides[-2:]} bytes has no BLAS layout "
+            f"(one axis of stride {size}, the other positive and past it): pass {name}.copy()"
+        )
+    return found
 
 
 def operation(stored: int, transposed: int, conjugated: int, name: str) -> int:
@@ -78,6 +90,17 @@ def operation(stored: int, transposed: int, conjugated: int, name: str) -> int:
             f"pass a C-contiguous {name}"
         )
     return HIPBLAS_OP_N
+
+
+def operand(x: DeviceArray, name: str, transposed: int, conjugated: int) -> tuple[int, int]:
+    """(operation, ld) of :func:`operation` on ``x``'s storage; a matrix of one row or
+    column takes the storage that has the operation."""
+    options = storages(x, name) if min(x.shape[-2:]) <= 1 else [matrix(x, name)]
+    for stored, ld in options[:-1]:
+        if transposed ^ stored or not conjugated:
+            return operation(stored, transposed, conjugated, name), ld
+    stored, ld = options[-1]
+    return operation(stored, transposed, conjugated, name), ld
 
 
 def vector(x: DeviceArray, name: str) -> tuple[int, int, int]:

@@ -132,7 +132,7 @@ hipblasStatus_t gemm_family(const char* name, hipblasHandle_t handle, int ta, in
     const S av = a.get(), bv = b.get();
     for (int i = 0; i < batch; ++i)
       product<In, Out, S>(ta, tb, m, n, k, av, A.at(i), lda, B.at(i), ldb, bv, C.at(i), ldc);
-  });
+  }, double(m) * n * (k + 1) * batch);
 }
 
 template <class T> Strided<T*> one(T* p) { return {p, 0}; }

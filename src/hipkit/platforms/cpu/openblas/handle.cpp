@@ -98,15 +98,15 @@ void copy_matrix(const void* src, int lds, void* dst, int ldd, int rows, int col
     memcpy(to + size_t(j) * ldd * elem, from + size_t(j) * lds * elem, size_t(rows) * elem);
 }
 
-hipblasStatus_t launch(const Handle& h, const char* name, Work* work) {
+hipblasStatus_t launch(const Handle& h, const char* name, Work* work, double madds) {
   int device = h.device;
   if (h.stream != nullptr && hkrt_stream_get_device(h.device, h.stream, &device) != HKRT_SUCCESS) {
     delete work;
     return HIPBLAS_STATUS_EXECUTION_FAILED;
   }
   work->device = device;
-  if (hkrt_launch_host_func(h.device, h.stream, run_work, work, name, HKRT_HOST_FUNC_ALWAYS) !=
-      HKRT_SUCCESS) {
+  unsigned flags = HKRT_HOST_FUNC_ALWAYS | (madds <= kSmallWork ? HKRT_HOST_FUNC_SMALL : 0u);
+  if (hkrt_launch_host_func(h.device, h.stream, run_work, work, name, flags) != HKRT_SUCCESS) {
     delete work;  // refused (a sticky error, a stream destroyed): the runtime's error says why
     return HIPBLAS_STATUS_EXECUTION_FAILED;
   }

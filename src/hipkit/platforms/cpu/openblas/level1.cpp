@@ -23,7 +23,7 @@ hipblasStatus_t axpy(const char* name, hipblasHandle_t handle, int n, const T* a
   return enqueue(h, name, [=] {
     const T av = a.get();
     HK_CBLAS(T, axpy)(n, arg(av), x, incx, y, incy);
-  });
+  }, double(n));
 }
 
 // rocblas_scal_impl: n <= 0 or incx <= 0 is a quick return; x and alpha must be
@@ -42,7 +42,7 @@ hipblasStatus_t scal(const char* name, hipblasHandle_t handle, int n, const S* a
     if constexpr (std::is_same_v<T, S>) HK_CBLAS(T, scal)(n, arg(av), x, incx);
     else if constexpr (std::is_same_v<T, hipComplex>) HK_CB(csscal)(n, av, x, incx);
     else HK_CB(zdscal)(n, av, x, incx);
-  });
+  }, double(n));
 }
 
 // rocblas_copy_arg_check and rocblas_swap_impl: n <= 0 is a quick return; x and y
@@ -52,7 +52,7 @@ hipblasStatus_t pair(const char* name, hipblasHandle_t handle, int n, const T* x
   HK_CHECK(enums_then_handle(handle, {}));
   if (n <= 0) return HIPBLAS_STATUS_SUCCESS;
   if (x == nullptr || y == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
-  return enqueue(*handle_of(handle), name, body);
+  return enqueue(*handle_of(handle), name, body, double(n));
 }
 
 template <class T>
@@ -85,7 +85,7 @@ hipblasStatus_t dot(const char* name, hipblasHandle_t handle, int n, const T* x,
       f(n, x, incx, y, incy, &out);
       return out;
     }
-  });
+  }, double(n));
 }
 
 // rocblas_asum_nrm2_arg_check and rocblas_iamax_iamin_arg_check: the result must be
@@ -99,7 +99,7 @@ hipblasStatus_t reduce(const char* name, hipblasHandle_t handle, int n, const T*
   if (result == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
   if (n <= 0 || incx <= 0) return zero_result(h, name, result);
   if (x == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
-  return with_result(h, name, result, compute);
+  return with_result(h, name, result, compute, double(n));
 }
 
 template <class T>
@@ -146,7 +146,7 @@ hipblasStatus_t rot(const char* name, hipblasHandle_t handle, int n, T* x, int i
     } else {
       HK_OB(zrot_)(&n, x, &incx, y, &incy, &cv, &sv);
     }
-  });
+  }, double(n));
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ hipblasStatus_t gemv(const char* name, hipblasHandle_t handle, hipblasOperation_
   return enqueue(h, name, [=] {
     const T av = a.get(), bv = b.get();
     HK_CBLAS(T, gemv)(kColMajor, cblas_op<T>(trans), m, n, arg(av), A, lda, x, incx, arg(bv), y, incy);
-  });
+  }, double(m) * n);
 }
 
 // rocblas_ger_arg_check: m, n >= 0, incx and incy not 0, lda >= max(1, m); m == 0 or
@@ -55,7 +55,7 @@ hipblasStatus_t ger(const char* name, hipblasHandle_t handle, int m, int n, cons
     const auto f = conjugate ? pick<T>(HK_CB(sger), HK_CB(dger), HK_CB(cgerc), HK_CB(zgerc))
                              : pick<T>(HK_CB(sger), HK_CB(dger), HK_CB(cgeru), HK_CB(zgeru));
     f(kColMajor, m, n, arg(av), x, incx, y, incy, A, lda);
-  });
+  }, double(m) * n);
 }
 
 // rocblas_hemv_symv_arg_check: uplo upper or lower; n >= 0, lda >= max(1, n), incx and
@@ -90,7 +90,7 @@ hipblasStatus_t symv(const char* name, hipblasHandle_t handle, hipblasFillMode_t
       pick<T>(nullptr, nullptr, HK_OB(csymv_), HK_OB(zsymv_))(&u, &n, &av, A, &lda, x, &incx, &bv,
                                                                y, &incy);
     }
-  });
+  }, double(n) * n);
 }
 
 // rocblas_trsv_arg_check and rocblas_trmv_arg_check: uplo upper or lower; n >= 0,
@@ -108,7 +108,7 @@ hipblasStatus_t triangular(const char* name, hipblasHandle_t handle, hipblasFill
   return enqueue(h, name, [=] {
     const auto f = solve ? HK_CBLAS(T, trsv) : HK_CBLAS(T, trmv);
     f(kColMajor, uplo, cblas_op<T>(trans), diag, n, A, lda, x, incx);
-  });
+  }, double(n) * n);
 }
 
 }  // namespace

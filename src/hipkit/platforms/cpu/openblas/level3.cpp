@@ -37,7 +37,7 @@ hipblasStatus_t symm(const char* name, hipblasHandle_t handle, hipblasSideMode_t
   return enqueue(h, name, [=] {
     const T av = a.get(), bv = b.get();
     HK_CBLAS(T, symm)(kColMajor, side, uplo, m, n, arg(av), A, lda, B, ldb, arg(bv), C, ldc);
-  });
+  }, double(m) * n * (side == HIPBLAS_SIDE_LEFT ? m : n));
 }
 
 // rocblas_syrk_arg_check and rocblas_syr2k_arg_check: uplo upper or lower; trans N,
@@ -73,7 +73,7 @@ hipblasStatus_t rank_k(const char* name, hipblasHandle_t handle, hipblasFillMode
                          ldc);
     else
       HK_CBLAS(T, syrk)(kColMajor, uplo, cblas_op<T>(trans), n, k, arg(av), A, ld1(lda), arg(bv), C, ldc);
-  });
+  }, double(n) * n * k);
 }
 
 // rocblas_trsm_arg_check: side left or right, uplo upper or lower; m, n >= 0,
@@ -96,7 +96,7 @@ hipblasStatus_t trsm(const char* name, hipblasHandle_t handle, hipblasSideMode_t
     const T av = a.get();
     if (is_zero(av)) return zero_matrix(B, m, n, ldb);  // BLAS: A is not read
     HK_CBLAS(T, trsm)(kColMajor, side, uplo, cblas_op<T>(trans), diag, m, n, arg(av), A, lda, B, ldb);
-  });
+  }, double(m) * n * (side == HIPBLAS_SIDE_LEFT ? m : n));
 }
 
 // hipBLAS's trmm is out of place: C = alpha op(A) B, where C may be B (OpenBLAS's is in
@@ -124,7 +124,7 @@ hipblasStatus_t trmm(const char* name, hipblasHandle_t handle, hipblasSideMode_t
     if (is_zero(av)) return zero_matrix(C, m, n, ldc);
     if (B != C) copy_matrix(B, ldb, C, ldc, m, n, sizeof(T));
     HK_CBLAS(T, trmm)(kColMajor, side, uplo, cblas_op<T>(trans), diag, m, n, arg(av), A, lda, C, ldc);
-  });
+  }, double(m) * n * (side == HIPBLAS_SIDE_LEFT ? m : n));
 }
 
 // C = alpha op(A) + beta op(B), from OpenBLAS's omatcopy (a scaled, transposed copy)
@@ -190,7 +190,7 @@ hipblasStatus_t geam(const char* name, hipblasHandle_t handle, hipblasOperation_
     return HIPBLAS_STATUS_INVALID_VALUE;
   }
   const Scalar<T> a = capture(h, alpha), b = capture(h, beta);
-  return enqueue(h, name, [=] { geam_run<T>(ta, tb, m, n, a.get(), A, lda, b.get(), B, ldb, C, ldc); });
+  return enqueue(h, name, [=] { geam_run<T>(ta, tb, m, n, a.get(), A, lda, b.get(), B, ldb, C, ldc); }, double(m) * n);
 }
 
 }  // namespace

@@ -173,10 +173,18 @@ template <class F> struct WorkOf final : Work {
   void run() override { f(); }
 };
 
-// Enqueues `work` (taken over) on the handle's stream, named `name`.
-hipblasStatus_t launch(const Handle& h, const char* name, Work* work);
-template <class F> hipblasStatus_t enqueue(const Handle& h, const char* name, F body) {
-  return launch(h, name, new WorkOf<F>(std::move(body)));
+// Work of at most this many multiply-adds takes a few microseconds, less than waking a
+// worker: it runs as the runtime's small copies do, on the calling thread where its
+// stream is idle (HKRT_HOST_FUNC_SMALL).  A 64^3 sgemm from Python then costs about
+// what NumPy's does.
+constexpr double kSmallWork = double(1 << 19);
+
+// Enqueues `work` (taken over) on the handle's stream, named `name`; `madds` is its
+// multiply-adds, about (unknown: large).
+hipblasStatus_t launch(const Handle& h, const char* name, Work* work, double madds);
+template <class F>
+hipblasStatus_t enqueue(const Handle& h, const char* name, F body, double madds = 1e30) {
+  return launch(h, name, new WorkOf<F>(std::move(body)), madds);
 }
 // Waits for the handle's stream (hipBLAS's routines with a result in host memory
 // block until it is written).
@@ -185,8 +193,8 @@ hipblasStatus_t wait(const Handle& h);
 // A routine's result (dot, nrm2, asum, amax, amin): `compute()` gives it when the work
 // runs, written to *result then; in host pointer mode the call waits for it.
 template <class R, class F>
-hipblasStatus_t with_result(const Handle& h, const char* name, R* result, F compute) {
-  hipblasStatus_t status = enqueue(h, name, [result, compute] { *result = compute(); });
+hipblasStatus_t with_result(const Handle& h, const char* name, R* result, F compute, double madds) {
+  hipblasStatus_t status = enqueue(h, name, [result, compute] { *result = compute(); }, madds);
   return status != HIPBLAS_STATUS_SUCCESS || !host_mode(h) ? status : wait(h);
 }
 // The result of a quick return: 0, written now in host mode (rocBLAS's memset), in

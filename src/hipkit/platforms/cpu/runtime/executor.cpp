@@ -338,12 +338,18 @@ void run_small(Op* op) {
       op->timestamp_ns = now_ns();
       break;
     case OpKind::Copy:
-    case OpKind::Set: {
+    case OpKind::Set:
+    case OpKind::HostFunc: {
       if (op->activity != 0) op->start_ns = now_ns();
       ExecContext ctx;
       describe(&ctx, op);
-      if (int code = run_guarded(ctx, [op] { copy_or_set(op, 0, op->bytes); }))
-        sticky_set(op->device, code, ctx.detail);
+      int code = run_guarded(ctx, [op] {
+        if (op->kind == OpKind::HostFunc)
+          op->host_fn(op->host_data);
+        else
+          copy_or_set(op, 0, op->bytes);
+      });
+      if (code != 0) sticky_set(op->device, code, ctx.detail);
       break;
     }
     default:

@@ -3,7 +3,8 @@
 //
 // A host function is a job of one unit, so a worker thread runs it, never
 // the enqueuing thread: the call returns at once, like a launch, and the
-// function may wait for that thread.  Being an op, it is ordered with the
+// function may wait for that thread.  A small one (HKRT_HOST_FUNC_SMALL) is
+// run as a small copy is (run_small), inline where its stream is idle.  Being an op, it is ordered with the
 // kernels, copies, events and waits of its stream by enqueue() (stream.cpp),
 // and a fault in it is caught as a kernel's (run_job in executor.cpp).
 #include "internal.h"
@@ -17,14 +18,14 @@ int hkrt_launch_host_func(int index, hkrt_stream* handle, void (*fn)(void*), voi
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (fn == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "host function: NULL function");
-  if ((flags & ~HKRT_HOST_FUNC_ALWAYS) != 0)
+  if ((flags & ~(HKRT_HOST_FUNC_ALWAYS | HKRT_HOST_FUNC_SMALL)) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "unknown host function flags 0x%x", flags);
   Stream* stream = nullptr;
   if (int error = stream_get(device, handle, &stream)) return error;
   if (int error = sticky_check(stream_device(stream))) return error;
   auto* op = new Op;
   op->kind = OpKind::HostFunc;
-  op->is_job = true;
+  op->is_job = (flags & HKRT_HOST_FUNC_SMALL) == 0;
   op->total = 1;
   op->host_fn = fn;
   op->host_data = data;

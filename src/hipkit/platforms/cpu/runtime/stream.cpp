@@ -189,7 +189,7 @@ void run_ready(ReadyList& ready) {
   while (!ready.empty()) {
     Op* op = ready.back();
     ready.pop_back();
-    if (!op->device->halted()) run_small(op);
+    if (!op->device->halted() || (op->kind == OpKind::HostFunc && op->host_always)) run_small(op);
     complete(op, ready);
   }
 }

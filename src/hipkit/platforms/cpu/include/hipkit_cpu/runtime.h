@@ -216,7 +216,8 @@ int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_
 // as a kernel's.  `device` is whose null stream NULL is; a stream of any
 // device is accepted (fn runs on that device).  `name` (may be NULL): while
 // activity is on, fn is a kernel record of that name (runtime/activity.h);
-// without one, it has no record.  flags: 0, or HKRT_HOST_FUNC_ALWAYS.
+// without one, it has no record.  flags: 0, or HKRT_HOST_FUNC_ALWAYS and
+// HKRT_HOST_FUNC_SMALL.
 int hkrt_launch_host_func(int device, hkrt_stream* stream, void (*fn)(void* data), void* data,
                           const char* name, unsigned int flags);
 // Without this flag a host function is dropped with the device's other queued
@@ -224,6 +225,11 @@ int hkrt_launch_host_func(int device, hkrt_stream* stream, void (*fn)(void* data
 // exactly once all the same, as hipStreamAddCallback's callback (which is
 // told the sticky error, hkrt_sticky_error).
 #define HKRT_HOST_FUNC_ALWAYS 0x1u
+// A function of a few microseconds that never waits for another thread (a
+// small BLAS call): run like a small copy, on the calling thread when nothing
+// is ahead of it on its stream, else by the thread that finishes what is.
+// Waking a worker would cost more than the function.
+#define HKRT_HOST_FUNC_SMALL 0x2u
 
 // ---- Whole programs -------------------------------------------------------
 // A program's translation units are compiled by hipkit's source transform,
