@@ -165,13 +165,17 @@ class CublasLibrary(BlasLibrary):
         return int(self._cuda.cuCtxGetCurrent()[1])
 
     def _in_context(self, handle: int, call: Callable[..., None], *args: int) -> None:
-        """``call(*args)`` in ``handle``'s context, pushed while it runs if another is current."""
+        """``call(*args)`` in ``handle``'s context (the routines inline the common case)."""
         context = self._contexts.get(handle)
-        if not context or context == self._current():
+        if context and context != self._current():
+            self._pushed(context, call, *args)
+        else:
             call(*args)
-            return
+
+    def _pushed(self, context: int, call: Callable[..., None], *args: int) -> None:
+        """``call(*args)`` with ``context`` pushed current while it runs."""
         (err,) = self._cuda.cuCtxPushCurrent(context)
-        if err:  # the context is gone (hipDeviceReset): the handle with it
+        if err:  # the context is gone (hipDeviceReset), and its handles with it
             raise self._error(_CUBLAS_STATUS_NOT_INITIALIZED)
         try:
             call(*args)
@@ -181,29 +185,39 @@ class CublasLibrary(BlasLibrary):
     # ------------------------------------------------------------ the routines
 
     def _routine(self, routine: blas_api.Routine) -> Callable[..., int]:
-        """One routine's callable, its converters chosen once: the enum arguments
-        (positions after the handle) and their tables."""
+        """One routine's callable, what it converts chosen once: the enum arguments
+        (positions after the handle) and their tables.  It is on every call's path: one
+        dict lookup per enum argument and one for the handle's context, one driver query."""
         call = getattr(self._cublas, binding_name(routine))
         if routine.element == "H":
             call = _half_gemm(routine.family, call)
         enums = tuple(
             (i - 1, _ENUM_TABLES[p.ctype]) for i, p in enumerate(routine.params) if p.ctype in _ENUM_TABLES
         )
-        in_context, error = self._in_context, self._error
+        contexts, current, pushed, error = (
+            self._contexts,
+            self._cuda.cuCtxGetCurrent,
+            self._pushed,
+            self._error,
+        )
 
         def hipblas_routine(handle: int, *args: int) -> int:
             if not handle:
                 return NOT_INITIALIZED
+            values: tuple[int, ...] | list[int] = args
             if enums:
-                args_list = list(args)
+                values = list(args)
                 for i, table in enums:
-                    value = table.get(args_list[i])
+                    value = table.get(values[i])
                     if value is None:
                         return INVALID_ENUM
-                    args_list[i] = value
-                args = tuple(args_list)
+                    values[i] = value
+            context = contexts.get(handle)
             try:
-                in_context(handle, call, handle, *args)
+                if context and context != int(current()[1]):
+                    pushed(context, call, handle, *values)
+                else:
+                    call(handle, *values)
             except error as exc:
                 return _status(exc.status)
             return SUCCESS
