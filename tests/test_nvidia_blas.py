@@ -296,6 +296,8 @@ def test_every_function_exists(offline):
     names = [n for r in blas_api.routines() for n in r.names] + list(HANDLE_FUNCTIONS)
     assert all(callable(offline.function(name)) for name in names)
     assert offline.function("hipblasCaxpy_v2") is offline.function("hipblasCaxpy")
+    for r in blas_api.routines():  # hipBLAS's C parameters, by their names
+        assert list(inspect.signature(offline.function(r.name)).parameters) == [p.name for p in r.params]
     with pytest.raises(KeyError):
         offline.function("hipblasSgemmx")
 
