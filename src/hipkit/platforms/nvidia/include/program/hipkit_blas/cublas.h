@@ -39,9 +39,10 @@ static_assert(std::is_same<cuDoubleComplex, hipDoubleComplex>::value,
 namespace __hk_blas {
 
 // A value outside hipBLAS's enum reaches cuBLAS as -2, no value of any of cuBLAS's enums,
-// which cuBLAS refuses before doing any work; the call answers HIPBLAS_STATUS_INVALID_ENUM,
-// as hipBLAS does (its converters throw it), whatever cuBLAS said: the converter marks
-// the call and status() reads the mark.
+// which cuBLAS refuses before doing any work (it prints " ** On entry to SGEMM parameter
+// number 1 had an illegal value"); the call answers HIPBLAS_STATUS_INVALID_ENUM, as
+// hipBLAS does (its converters throw it before cuBLAS is called), whatever cuBLAS said:
+// the converter marks the call and status() reads the mark.
 inline thread_local bool invalid_enum = false;
 
 template <class C>
