@@ -12,7 +12,9 @@ Its faces, each a module here:
   with the HIP-on-CUDA program headers (``include/program``);
 - :mod:`.checks`: its section of ``hipkit doctor``;
 - :mod:`.tracing`: the CUPTI library with which ``hipkit prof`` traces its programs;
-- :mod:`.toolkit`: where CUDA's parts are (nvcc, NVRTC, CUPTI), looked up once.
+- :mod:`.blas`: hipBLAS for Python, cuBLAS through nvmath-python's bindings (programs get
+  hipBLAS on cuBLAS from ``include/program/hipblas``);
+- :mod:`.toolkit`: where CUDA's parts are (nvcc, NVRTC, CUPTI, cuBLAS), looked up once.
 """
 
 import os
@@ -43,5 +45,6 @@ FACES = Faces(
     checks=".checks:checks",
     devices=".checks:devices",
     program_tracing=".tracing:program_tracing",
+    blas=".blas:library",
     probe=gpu_present,
 )
