@@ -727,3 +727,25 @@ def test_real_machine(capsys):
     if not (Path("/dev/kfd").exists() or Path("/proc/driver/nvidia").exists()):
         assert code in (0, 1)
         assert [c.status for c in checks if c.platform in ("AMD", "NVIDIA")] == ["skip", "skip"]
+
+
+def test_the_cpu_section_names_its_blas_library():
+    checks = [c for c in run_checks(System()) if c.platform == "CPU" and c.name == "BLAS"]
+    assert len(checks) == 1
+    assert checks[0].status in ("ok", "warn")
+    if checks[0].status == "ok":
+        assert checks[0].summary.startswith("OpenBLAS ")
+
+
+def test_a_blas_library_that_does_not_load_is_a_warning_with_the_fix(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HIPKIT_OPENBLAS": str(tmp_path / "libopenblas.so")}
+    done = subprocess.run(
+        [sys.executable, "-m", "hipkit", "doctor"], env=env, capture_output=True, text=True, timeout=300
+    )
+    line = next(line for line in done.stdout.splitlines() if "BLAS:" in line)
+    assert line.split()[0] == "warn" and "hipBLAS calls will fail" in line
+    assert "HIPKIT_OPENBLAS" in done.stdout
+    assert done.returncode == EXIT_CODES["warn"]

@@ -7,7 +7,9 @@ when something is wrong, the fix in plain words with the command to run.
 The report has a section per platform, in the registry's order: the checks of the
 platform's own folder (its checks face: ``hipkit/platforms/<name>/checks.py``), then,
 where the platform's devices face finds it here, whether the visibility variables
-leave any of its devices (the seed's hipErrorNoDevice row, the CPU's included).  A
+leave any of its devices (the seed's hipErrorNoDevice row, the CPU's included) and,
+where it has devices and serves BLAS, whether its BLAS library loads (the provider
+and its version, or what to install).  A
 vendor with nothing present (no driver, no device file) is skipped, so a CPU-only
 machine passes.  The frameworks' section comes last (:mod:`.frameworks`).
 
@@ -22,9 +24,11 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from .. import platforms
 from .._system import System
+from ..platforms.base.blas import BlasUnavailable
 from ..platforms.base.checks import EXIT_CODES, Check, visibility
 from .frameworks import FRAMEWORKS, framework_checks
 
@@ -47,8 +51,20 @@ def run_checks(system: System) -> list[Check]:
             checks.append(visibility(filters, present, gpus=faces.gpu))
             if faces.gpu:
                 gpus.append((faces.title, present, filters))
+            # The library is loaded from this process: only the real machine's.
+            if present and faces.blas is not None and system.root == Path("/"):
+                checks.append(_blas(faces.load("blas")))
         found += [replace(c, platform=faces.title) for c in checks]
     return found + [replace(c, platform="Frameworks") for c in framework_checks(system, gpus)]
+
+
+def _blas(library) -> Check:
+    """Whether the platform's BLAS provider loads, and which library it is."""
+    try:
+        described = library().description
+    except BlasUnavailable as exc:
+        return Check("BLAS", "warn", "no BLAS library: hipBLAS calls will fail", [str(exc)], fix=str(exc))
+    return Check("BLAS", "ok", described)
 
 
 def exit_code(checks: list[Check]) -> int:
