@@ -28,7 +28,7 @@ from hipkit import cli, hip
 from hipkit.hipify import table
 from hipkit.platforms.base.platform import PORTABLE_INCLUDE_DIR
 from hipkit.platforms.nvidia.toolchain import PROGRAM_INCLUDE_DIR
-from hipkit.platforms.nvidia.toolkit import find_nvcc, find_nvrtc
+from hipkit.platforms.nvidia.toolkit import find_cublas, find_nvcc, find_nvrtc
 from hipkit.tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 
 # Compiled by the program at run time: a header of its own (real.h), a template
@@ -571,7 +571,11 @@ def test_nvidia_hiprtc_needs_nvrtc_and_hipkit_cc(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("hipkit.platforms.nvidia.toolchain.find_nvrtc", lambda: None)
     nvcc = find_nvcc()
     assert nvcc is not None, NVCC_MISSING
-    toolkit_has_it = (Path(nvcc).resolve().parents[1] / "include" / "nvrtc.h").is_file()
+    # nvrtc.h in nvcc's toolkit, or beside cuBLAS's headers (NVIDIA's CUDA 13 wheels share
+    # one include folder), which programs get when nvcc's toolkit lacks cuBLAS.
+    cublas = find_cublas()
+    folders = [Path(nvcc).resolve().parents[1] / "include", *([cublas.include] if cublas else [])]
+    toolkit_has_it = any((folder / "nvrtc.h").is_file() for folder in folders)
     status = cli.main(["cc", "--platform", "nvidia", "--offload-arch=sm_90", "-c", "uses_rtc.hip"])
     if toolkit_has_it:
         assert status == 0
