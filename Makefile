@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,nvidia]'
+	$(BIN)/python -m pip install --quiet -e '.[test,nvidia,cpu]'
 	touch $@
 
 run: $(BIN)/.installed

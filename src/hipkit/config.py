@@ -194,6 +194,13 @@ VARIABLES: dict[str, Variable] = {
             "The C++ compiler the CPU platform uses.",
         ),
         Variable(
+            "HIPKIT_OPENBLAS",
+            str,
+            "",
+            "The OpenBLAS library file the CPU platform's hipBLAS uses; default: the "
+            "scipy-openblas32 wheel's, then the system's libopenblas.so.0.",
+        ),
+        Variable(
             "HIPKIT_RTC_PYTHON",
             str,
             "",

@@ -78,6 +78,8 @@ HAND_WRITTEN = {
     "hipGetErrorString": "HIP's words (errors.h)",
     "hipModuleGetGlobal": "hipDeviceptr_t is a pointer, CUdeviceptr an integer (module.h)",
     "hiprtcCompileProgram": "adds hipkit's device headers and the device's architecture (rtc.h)",
+    "hipStreamCallback_t": "told a hipError_t, not a cudaError_t",
+    "hipStreamAddCallback": "takes a hipStreamCallback_t",
 }
 # The driver's values module_names.h maps: the types and constants of the module API.
 DRIVER_VALUE_PREFIXES = ("hipModule", "hipFunction", "HIP_FUNC_ATTRIBUTE_", "HIP_LAUNCH_PARAM_", "hipJit")

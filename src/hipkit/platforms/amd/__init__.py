@@ -8,7 +8,8 @@ Its faces, each a module here:
 - :mod:`.toolchain`: whole programs through ROCm's hipcc (``hipkit cc --platform amd``);
 - :mod:`.checks`, :mod:`.gfx`: its section of ``hipkit doctor``, and the GPUs as the
   machine describes them (KFD topology, gfx targets);
-- :mod:`.toolkit`: where ROCm's parts are, looked up once.
+- :mod:`.toolkit`: where ROCm's parts are, looked up once;
+- :mod:`.blas`: ROCm's hipBLAS (libhipblas.so), for Python.
 
 Programs built with ROCm's hipcc are traced by ROCm's own tools (rocprofv3).
 """
@@ -31,5 +32,6 @@ FACES = Faces(
     toolchain=".toolchain:AmdToolchain",
     checks=".checks:checks",
     devices=".checks:devices",
+    blas=".blas:library",
     probe=_kfd_nodes,
 )

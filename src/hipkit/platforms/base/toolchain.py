@@ -22,6 +22,7 @@ from ..._errors import CompileError
 from .options import Options, is_source
 
 __all__ = [
+    "BLAS_LIBRARIES",
     "ROCTX_LIBRARIES",
     "Tool",
     "Toolchain",
@@ -37,6 +38,9 @@ __all__ = [
 # ROCm's ROCTx libraries, which programs name on the link line: a platform whose
 # roctx.h needs no library (hipkit's own, or NVTX3's header-only one) drops them.
 ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
+# ROCm's BLAS libraries, which programs name on the link line: a platform that serves
+# hipBLAS itself links its own provider in their place.
+BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
 
 
 @dataclass(frozen=True)

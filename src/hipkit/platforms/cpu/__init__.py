@@ -9,6 +9,7 @@ Its faces, each a module here:
   through a source transform, compiled by the system C++ compiler;
 - :mod:`.toolchain`: whole programs (``hipkit cc --platform cpu``);
 - :mod:`.checks`: its section of ``hipkit doctor``;
+- :mod:`.blas`: hipBLAS on OpenBLAS (C++ in ``openblas/``), for Python and programs;
 - ``include/``: the HIP headers of CPU kernels and programs.
 
 Programs trace themselves for ``hipkit prof`` (libhipkit_cpu writes the trace),
@@ -25,9 +26,10 @@ FACES = Faces(
     toolchain=".toolchain:CpuToolchain",
     checks=".checks:checks",
     devices=".checks:devices",
+    blas=".blas:library",
     # The compiler, and the warp size and execution of barrier kernels, fixed
-    # when a unit is compiled.
-    build_variables=("HIPKIT_CXX", "HIPKIT_CPU_WARP_SIZE", "HIPKIT_CPU_EXEC"),
+    # when a unit is compiled; the OpenBLAS that -lhipblas links.
+    build_variables=("HIPKIT_CXX", "HIPKIT_CPU_WARP_SIZE", "HIPKIT_CPU_EXEC", "HIPKIT_OPENBLAS"),
     # Barrier kernels run split into loops by default; HIPKIT_CPU_EXEC=fiber runs
     # every one on fibers, the general path.
     variants={"fiber": {"HIPKIT_CPU_EXEC": "fiber"}},

@@ -79,6 +79,7 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hkrt_stream_destroy": (c_int, [c_void_p]),
     "hkrt_stream_synchronize": (c_int, [c_int, c_void_p]),
     "hkrt_stream_query": (c_int, [c_int, c_void_p]),
+    "hkrt_stream_get_device": (c_int, [c_int, c_void_p, POINTER(c_int)]),
     "hkrt_stream_wait_event": (c_int, [c_int, c_void_p, c_void_p, ctypes.c_uint]),
     "hkrt_event_create": (c_int, [c_int, _out_handle, ctypes.c_uint]),
     "hkrt_event_destroy": (c_int, [c_void_p]),
@@ -105,6 +106,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
         c_int,
         [c_int, c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
     ),
+    # fn is a C function pointer (a ctypes CFUNCTYPE object that the caller keeps alive).
+    "hkrt_launch_host_func": (c_int, [c_int, c_void_p, c_void_p, c_void_p, c_char_p, ctypes.c_uint]),
     # Whole programs (hipkit cc) call these from C++; declared for completeness.
     "hkrt_program_register": (c_int, [c_void_p]),
     "hkrt_program_function": (c_int, [c_void_p, c_void_p, c_char_p, _out_handle]),

@@ -19,7 +19,8 @@ Executables link against the same ``libhipkit_cpu.so`` the Python API loads,
 found at run time through two rpath entries: hipkit's cache directory, where
 the library is built (:func:`hipkit.platforms.cpu._lib.lib_dir`), then
 ``$ORIGIN``, so that a program copied to another machine runs with a copy of
-the library beside it.
+the library beside it.  ``-lhipblas`` and ``-lrocblas`` link the CPU's hipBLAS
+instead (``libhipkit_cpu_blas.so`` on OpenBLAS, :mod:`.blas`), by the same rule.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from typing import TypeVar
 
 from ... import __version__, _cache, config
 from ..._errors import CompileError
+from ..base.blas import BlasUnavailable
 from ..base.options import Options
 from ..base.toolchain import (
+    BLAS_LIBRARIES,
     ROCTX_LIBRARIES,
     Tool,
     Toolchain,
@@ -48,7 +51,7 @@ from ..base.toolchain import (
     version_line,
     which,
 )
-from . import _lib, compiler
+from . import _lib, blas, compiler
 
 __all__ = ["CpuToolchain"]
 
@@ -77,6 +80,9 @@ class CpuToolchain(Toolchain):
     def __init__(self) -> None:
         self.warp_size: int = config.get("HIPKIT_CPU_WARP_SIZE")
         self.cxx: str = config.get("HIPKIT_CXX")
+        # The hipBLAS provider of the last program keyed or linked that uses it
+        # (run_time_files: hipkit run's manifest needs it too).
+        self._blas_dir: Path | None = None
 
     @classmethod
     def tools(cls) -> list[Tool]:
@@ -129,10 +135,13 @@ class CpuToolchain(Toolchain):
 
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
         lib_dir = _runtime(_lib.lib_dir)
+        blas_dir = self._blas(options)
+        blas_flags = [f"-L{blas_dir}", "-lhipkit_cpu_blas", f"-Wl,-rpath,{blas_dir}"] if blas_dir else []
         command = [
             self.cxx,
             *self.objects(units, options),
-            *(flag for flag in options.link_flags if flag not in ROCTX_LIBRARIES),
+            *(flag for flag in options.link_flags if flag not in ROCTX_LIBRARIES + BLAS_LIBRARIES),
+            *blas_flags,
             f"-L{lib_dir}",
             "-lhipkit_cpu",
             f"-Wl,-rpath,{lib_dir}",
@@ -142,6 +151,9 @@ class CpuToolchain(Toolchain):
 
     def program_key(self, units: list[Unit], options: Options) -> str:
         parts: list[str | bytes] = [self.cxx, compiler.compiler_identity(), _runtime(_lib.build_key)]
+        blas_dir = self._blas(options)
+        if blas_dir is not None:
+            parts.append(blas_dir.name)  # the provider's build key
         parts += self.link_inputs(units, options)
         parts += options.link_flags
         return _cache.digest(parts)
@@ -173,7 +185,23 @@ class CpuToolchain(Toolchain):
         return files
 
     def run_time_files(self) -> list[Path]:
-        return [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
+        files = [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
+        return files + [self._blas_dir / blas.LIBRARY_NAME] if self._blas_dir else files
+
+    def _blas(self, options: Options) -> Path | None:
+        """The folder of the hipBLAS provider, built if needed, where the program links
+        hipBLAS or rocBLAS; None where it does not."""
+        named = [flag for flag in options.link_flags if flag in BLAS_LIBRARIES]
+        if not named:
+            self._blas_dir = None
+            return None
+        try:
+            self._blas_dir = blas.lib_dir()
+        except BlasUnavailable as exc:
+            raise CompileError(f"{named[0]}: {exc}") from None
+        except (OSError, RuntimeError) as exc:
+            raise CompileError(f"{named[0]}: the CPU platform's hipBLAS could not be built: {exc}") from None
+        return self._blas_dir
 
 
 def _runtime(step: Callable[[], T]) -> T:

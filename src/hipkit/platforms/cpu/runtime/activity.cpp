@@ -1,5 +1,6 @@
-// Activity records (activity.h): the timestamps of the kernels, copies and
-// memsets the runtime runs, and the buffer their consumer drains.
+// Activity records (activity.h): the timestamps of the kernels, copies,
+// memsets and named host functions the runtime runs, and the buffer their
+// consumer drains.
 //
 // An op is stamped when enqueued (enqueue() in stream.cpp), when the first
 // unit of it begins (executor.cpp) and when it completes (complete(), which
@@ -48,10 +49,19 @@ int32_t thread_id() {
 
 void forget_tid_after_fork() { cached_tid = 0; }
 
-uint32_t record_kind(const Op* op) {
-  return op->kind == OpKind::Kernel ? HK_ACTIVITY_KERNEL
-         : op->kind == OpKind::Copy ? HK_ACTIVITY_COPY
-                                    : HK_ACTIVITY_MEMSET;
+// Whether `op` has a record: a kernel, copy or memset, or a host function
+// with a name (it is shown as a kernel of that name).
+bool recorded(const Op* op) {
+  switch (op->kind) {
+    case OpKind::Kernel:
+    case OpKind::Copy:
+    case OpKind::Set:
+      return true;
+    case OpKind::HostFunc:
+      return op->kernel.name != nullptr;
+    default:
+      return false;
+  }
 }
 
 void push(const hk_activity_record& r, uint32_t session) {
@@ -81,7 +91,7 @@ void describe_kernel(hk_activity_record& r, const KernelLaunch& k) {
 }  // namespace
 
 void activity_enqueued(Op* op, uint64_t stream, uint32_t session) {
-  if (op->kind != OpKind::Kernel && op->kind != OpKind::Copy && op->kind != OpKind::Set) return;
+  if (!recorded(op)) return;
   op->activity = session;
   op->thread_id = thread_id();
   op->stream = stream;
@@ -104,10 +114,10 @@ void activity_finished(const Op* op) {
   r.correlation_id = op->correlation_id;
   r.enqueue_ns = op->enqueue_ns;
   r.call_ns = op->call_ns;
-  if (op->kind == OpKind::Kernel) {
+  if (op->kind == OpKind::Kernel || op->kind == OpKind::HostFunc) {
     describe_kernel(r, op->kernel);
   } else {
-    r.kind = record_kind(op);
+    r.kind = op->kind == OpKind::Copy ? HK_ACTIVITY_COPY : HK_ACTIVITY_MEMSET;
     r.copy_kind = op->kind == OpKind::Copy ? op->copy_kind : 0;
     r.bytes = op->bytes;
     r.src_device = op->src_device;

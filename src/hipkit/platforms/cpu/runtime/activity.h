@@ -15,6 +15,9 @@
 // the call returns its error).  A launch's record describes the whole call
 // (when it entered the runtime, what it launched, how), so a consumer needs
 // nothing else to trace it: the Python profiler leaves the launch path alone.
+// A host function enqueued with a name (hkrt_launch_host_func: a library's
+// work on the stream) is stamped too, as a kernel of that name with a grid
+// and block of 1x1x1; one without a name has no record.
 //
 // Cost: when off, one relaxed atomic load per enqueued op (two per launch);
 // when on, three clock reads (vDSO, no system call; four for a launch) and a
@@ -55,8 +58,8 @@ typedef struct hk_activity_record {
   int64_t call_ns;          // a launch: when its call entered the runtime; else enqueue_ns
   // A kernel's name: its symbol (mangled, e.g. "_Z9vectorAddPKfS0_Pfi") where
   // the dynamic linker knows it (kernel modules), else its source name (an
-  // identifier or name expression such as "scale<float>"); NULL for copies
-  // and memsets.  The string lives until the process exits (names are kept
+  // identifier or name expression such as "scale<float>"), or a host
+  // function's name as it was enqueued; NULL for copies and memsets.  The string lives until the process exits (names are kept
   // in a table that is never freed), so a record outlives its module.
   const char* name;
   uint32_t grid[3];         // blocks

@@ -1,6 +1,6 @@
 // The grid executor: each device's pool of worker threads, which claim the
 // units of the device's ready jobs (blocks of a kernel, pieces of a large
-// copy) a chunk at a time.
+// copy, a host function) a chunk at a time.
 //
 // Per block, a worker sets blockIdx and the scratch arena and calls the
 // block function: no system call, no allocation, no setjmp.  Faults and traps
@@ -125,7 +125,7 @@ void run_blocks(Worker* w, const KernelLaunch& k, uint64_t begin, uint64_t end) 
 
 void claim_and_run(Worker* w, Op* op) {
   for (;;) {
-    if (w->device->halted()) return abort_remaining(op);
+    if (w->device->halted() && !op->host_always) return abort_remaining(op);
     uint64_t begin = op->next.load(std::memory_order_relaxed), end;
     do {
       if (begin >= op->total) return;
@@ -138,6 +138,8 @@ void claim_and_run(Worker* w, Op* op) {
     w->range_end = end;
     if (op->kind == OpKind::Kernel) {
       run_blocks(w, op->kernel, begin, end);
+    } else if (op->kind == OpKind::HostFunc) {
+      op->host_fn(op->host_data);
     } else {
       for (uint64_t piece = begin; piece < end; ++piece) {
         size_t offset = piece * kCopyPiece;
@@ -150,7 +152,10 @@ void claim_and_run(Worker* w, Op* op) {
 }
 
 void describe(ExecContext* exec, const Op* op) {
-  exec->what = op->kind == OpKind::Copy ? "memcpy" : op->kind == OpKind::Set ? "memset" : "kernel";
+  exec->what = op->kind == OpKind::Copy       ? "memcpy"
+               : op->kind == OpKind::Set      ? "memset"
+               : op->kind == OpKind::HostFunc ? "host function"
+                                              : "kernel";
   exec->kernel = op->kind == OpKind::Kernel ? op->kernel.desc : nullptr;
 }
 

@@ -3,12 +3,12 @@
 // The pieces: device.cpp (init, configuration, errors, reset), peer.cpp
 // (peer access between the devices), memory.cpp (allocations, copies),
 // stream.cpp (operations, their ordering, streams, events), executor.cpp
-// (each device's worker threads running kernels and large copies),
-// launch.cpp (function registry, launch validation), module.cpp (kernel
-// modules), fiber.cpp (GPU threads as user-space contexts), signals.cpp
-// (faults and traps in kernel code), activity.cpp (timestamps of the work
-// run, activity.h) and program.cpp (the kernels and globals of whole
-// programs).
+// (each device's worker threads running kernels, large copies and host
+// functions), launch.cpp (function registry, launch validation),
+// host_func.cpp (host functions on streams), module.cpp (kernel modules),
+// fiber.cpp (GPU threads as user-space contexts), signals.cpp (faults and
+// traps in kernel code), activity.cpp (timestamps of the work run,
+// activity.h) and program.cpp (the kernels and globals of whole programs).
 #ifndef HIPKIT_CPU_RUNTIME_INTERNAL_H
 #define HIPKIT_CPU_RUNTIME_INTERNAL_H
 
@@ -162,7 +162,7 @@ template <class F> bool spin_until(F ready, int64_t budget_ns) {
 
 // ---- stream.cpp: operations and their ordering ----------------------------
 
-enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker };
+enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker, HostFunc };
 
 struct KernelLaunch {
   const hk_kernel_desc* desc = nullptr;
@@ -177,9 +177,10 @@ struct KernelLaunch {
 
 // One unit of work on a stream.  Ops form a dependency graph: an op runs once
 // every op it depends on (its stream predecessor, legacy-stream and
-// wait-event dependencies) is done.  Kernels and large copies are "jobs",
-// split into units that the workers claim; the rest run inline on whichever
-// thread makes them ready.
+// wait-event dependencies) is done.  Kernels, large copies and host
+// functions are "jobs", split into units that the workers claim (a host
+// function is one unit); the rest run inline on whichever thread makes them
+// ready.
 struct Op {
   std::atomic<int> refs{1};
   std::atomic<bool> done{false};
@@ -196,7 +197,13 @@ struct Op {
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> finished{0};
 
+  // Kernel; a named HostFunc's activity record uses its name, grid and block.
   KernelLaunch kernel;
+  // HostFunc: host_fn(host_data) on a worker.  It is dropped with the device's
+  // other queued work (a sticky error, a reset) unless host_always is set.
+  void (*host_fn)(void*) = nullptr;
+  void* host_data = nullptr;
+  bool host_always = false;
   // Copy and Set.
   void* dst = nullptr;
   const void* src = nullptr;
@@ -274,9 +281,9 @@ void destroy_streams_and_events(Device* device);
 
 // The session stamping ops now, 0 when activity is off.
 extern std::atomic<uint32_t> activity_session;
-// Stamps `op` (a kernel, copy or memset) as enqueued now on the stream whose
-// handle is `stream` (0: a null stream) by this thread; called when
-// activity_session is not 0.
+// Stamps `op` (a kernel, copy, memset or named host function) as enqueued now
+// on the stream whose handle is `stream` (0: a null stream) by this thread;
+// called when activity_session is not 0.
 void activity_enqueued(Op* op, uint64_t stream, uint32_t session);
 // Pushes the record of `op`, which finished now (called for ops whose
 // `activity` is set, before they count as done).
@@ -348,7 +355,8 @@ struct Worker {
 // jumps back to, and what it reports.
 struct ExecContext {
   sigjmp_buf jump;
-  // For messages: "in kernel <name>" or "in <what>" ("memcpy", "memset").
+  // For messages: "in kernel <name>" or "in <what>" ("memcpy", "memset",
+  // "host function").
   const char* what = "kernel";
   // The kernel being run.  Only read while a unit of the job is claimed: a
   // finished job's module may already be unloaded.

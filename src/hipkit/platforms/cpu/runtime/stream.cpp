@@ -293,6 +293,16 @@ int hkrt_stream_destroy(hkrt_stream* handle) {
   return sticky_check(device);
 }
 
+int hkrt_stream_get_device(int index, hkrt_stream* handle, int* out) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream device: NULL output");
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  *out = s->device->index;
+  return HKRT_SUCCESS;
+}
+
 int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;

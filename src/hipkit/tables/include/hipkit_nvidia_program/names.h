@@ -502,7 +502,6 @@
 #define hipSharedMemBankSizeFourByte cudaSharedMemBankSizeFourByte
 #define hipSharedMemConfig cudaSharedMemConfig
 #define hipStreamAddCaptureDependencies cudaStreamAddCaptureDependencies
-#define hipStreamCallback_t cudaStreamCallback_t
 #define hipStreamCaptureMode cudaStreamCaptureMode
 #define hipStreamCaptureModeGlobal cudaStreamCaptureModeGlobal
 #define hipStreamCaptureModeRelaxed cudaStreamCaptureModeRelaxed
@@ -779,7 +778,6 @@
 #define hipSetValidDevices(...) __hk_hip_result(cudaSetValidDevices(__VA_ARGS__))
 #define hipSetupArgument(...) __hk_hip_result(cudaSetupArgument(__VA_ARGS__))
 #define hipSignalExternalSemaphoresAsync(...) __hk_hip_result(cudaSignalExternalSemaphoresAsync(__VA_ARGS__))
-#define hipStreamAddCallback(...) __hk_hip_result(cudaStreamAddCallback(__VA_ARGS__))
 #define hipStreamAttachMemAsync(...) __hk_hip_result(cudaStreamAttachMemAsync(__VA_ARGS__))
 #define hipStreamBeginCapture(...) __hk_hip_result(cudaStreamBeginCapture(__VA_ARGS__))
 #define hipStreamBeginCaptureToGraph(...) __hk_hip_result(cudaStreamBeginCaptureToGraph(__VA_ARGS__))

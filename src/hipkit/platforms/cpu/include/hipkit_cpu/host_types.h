@@ -117,6 +117,9 @@ typedef enum hipMemoryType {
 typedef hkrt_stream* hipStream_t;
 typedef hkrt_event* hipEvent_t;
 typedef int hipDevice_t;
+// hipLaunchHostFunc's function and hipStreamAddCallback's callback.
+typedef void (*hipHostFn_t)(void* userData);
+typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
 
 typedef struct hipUUID_t {
   char bytes[16];

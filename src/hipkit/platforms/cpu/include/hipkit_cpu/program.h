@@ -15,9 +15,10 @@
 // dereferenced on the host, and by any device's kernels, and managed memory
 // is ordinary memory; copies still run on streams, in order.
 //
-// Here: errors, devices, streams and events; program_memory.h: memory, copies
-// and device globals; program_launch.h: launches, kernel attributes, occupancy;
-// program_module.h: modules; program_visible.h: the *_VISIBLE_DEVICES variables.
+// Here: errors, devices, streams, events and host functions; program_memory.h:
+// memory, copies and device globals; program_launch.h: launches, kernel
+// attributes, occupancy; program_module.h: modules; program_visible.h: the
+// *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
@@ -361,6 +362,48 @@ inline hipError_t hipStreamQuery(hipStream_t stream) {
 inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags = 0) {
   __HK_API_CALL();
   return __hk::result(hkrt_stream_wait_event(__hk::current(), stream, event, flags));
+}
+
+// Host functions run on a worker thread of the stream's device, in the
+// stream's order; the call returns before they run.  hipLaunchHostFunc's is
+// dropped after a sticky error, as in CUDA; hipStreamAddCallback's callback
+// runs once all the same, and is told the error.
+inline hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData) {
+  __HK_API_CALL();
+  return __hk::result(hkrt_launch_host_func(__hk::current(), stream, fn, userData, nullptr, 0));
+}
+
+namespace __hk {
+
+// A callback of hipStreamAddCallback, with what it is passed.
+struct stream_callback {
+  hipStreamCallback_t callback;
+  hipStream_t stream;  // as the program gave it (NULL: the null stream)
+  void* user_data;
+  int device;  // the runtime's index of the stream's device, whose sticky error it is told
+
+  static void run(void* self) {
+    auto* call = static_cast<stream_callback*>(self);
+    call->callback(call->stream, static_cast<hipError_t>(hkrt_sticky_error(call->device)),
+                   call->user_data);
+    delete call;
+  }
+};
+
+}  // namespace __hk
+
+inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback,
+                                       void* userData, unsigned int flags) {
+  __HK_API_CALL();
+  if (callback == nullptr || flags != 0) return __hk::result(hipErrorInvalidValue);
+  int device = 0;
+  if (int code = hkrt_stream_get_device(__hk::current(), stream, &device))
+    return __hk::result(code);
+  auto* call = new __hk::stream_callback{callback, stream, userData, device};
+  int code = hkrt_launch_host_func(__hk::current(), stream, __hk::stream_callback::run, call,
+                                   nullptr, HKRT_HOST_FUNC_ALWAYS);
+  if (code != hipSuccess) delete call;
+  return __hk::result(code);
 }
 
 inline hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags) {

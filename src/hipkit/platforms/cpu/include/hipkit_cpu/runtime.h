@@ -147,6 +147,8 @@ int hkrt_stream_create(int device, hkrt_stream** out, unsigned int flags);
 int hkrt_stream_destroy(hkrt_stream* stream);
 int hkrt_stream_synchronize(int device, hkrt_stream* stream);
 int hkrt_stream_query(int device, hkrt_stream* stream);   // hipSuccess or hipErrorNotReady
+// The device `stream` belongs to (`device` for NULL: its null stream).
+int hkrt_stream_get_device(int device, hkrt_stream* stream, int* out);
 // The event may be another device's: streams of one device can wait for work
 // of another.
 int hkrt_stream_wait_event(int device, hkrt_stream* stream, hkrt_event* event,
@@ -203,6 +205,25 @@ int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_
                        const uint32_t block[3], uint32_t dynamic_shared_bytes,
                        hkrt_stream* stream, const void* arg_buffer,
                        size_t arg_bytes);
+
+// Host functions on streams (hipLaunchHostFunc, hipStreamAddCallback, and the
+// work of libraries built on this runtime): fn(data) runs on one of the
+// device's worker threads once the work before it on `stream` is done, and
+// the work after it waits until it returns, ordered as a kernel is (the null
+// stream's rules included).  The call returns at once, before fn runs, even
+// under HIP_LAUNCH_BLOCKING: fn may wait for the enqueuing thread, but must
+// not wait for its own stream.  A fault in fn is the device's sticky error,
+// as a kernel's.  `device` is whose null stream NULL is; a stream of any
+// device is accepted (fn runs on that device).  `name` (may be NULL): while
+// activity is on, fn is a kernel record of that name (runtime/activity.h);
+// without one, it has no record.  flags: 0, or HKRT_HOST_FUNC_ALWAYS.
+int hkrt_launch_host_func(int device, hkrt_stream* stream, void (*fn)(void* data), void* data,
+                          const char* name, unsigned int flags);
+// Without this flag a host function is dropped with the device's other queued
+// work (a sticky error, a reset), as hipLaunchHostFunc's; with it, it runs
+// exactly once all the same, as hipStreamAddCallback's callback (which is
+// told the sticky error, hkrt_sticky_error).
+#define HKRT_HOST_FUNC_ALWAYS 0x1u
 
 // ---- Whole programs -------------------------------------------------------
 // A program's translation units are compiled by hipkit's source transform,

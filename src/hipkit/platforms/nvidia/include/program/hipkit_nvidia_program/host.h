@@ -260,4 +260,28 @@ __HK_MEMSET_SYNC(32, int)
 #undef __HK_MEMSET_SYNC
 #endif
 
+// ---- Streams ---------------------------------------------------------------------
+
+// HIP's callback is told a hipError_t, CUDA's a cudaError_t: each call's CUDA
+// callback tells HIP's the error in HIP's numbers.
+typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
+struct __hk_stream_callback {
+  hipStreamCallback_t callback;
+  void* user_data;
+
+  static void CUDART_CB run(cudaStream_t stream, cudaError_t status, void* self) {
+    auto* call = static_cast<__hk_stream_callback*>(self);
+    call->callback(stream, hipCUDAErrorTohipError(status), call->user_data);
+    delete call;
+  }
+};
+inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void* userData,
+                                       unsigned int flags) {
+  if (callback == nullptr) return hipErrorInvalidValue;
+  auto* call = new __hk_stream_callback{callback, userData};
+  cudaError_t error = cudaStreamAddCallback(stream, __hk_stream_callback::run, call, flags);
+  if (error != cudaSuccess) delete call;
+  return hipCUDAErrorTohipError(error);
+}
+
 #include "module.h"
