@@ -28,6 +28,11 @@ hipkit's device headers' as macros (the kernels a program compiles at run time
 get the headers kernels from Python get), and programs link it where it is
 (``--as-needed``: only programs that call it depend on it).  The module API is
 the driver's, found at run time through the CUDA runtime: no ``-lcuda``.
+
+hipBLAS is cuBLAS (``hipblas/hipblas.h``: hipBLAS's API inline over cuBLAS's, as hipBLAS's
+own NVIDIA backend does): ``-lhipblas`` and ``-lrocblas`` link cuBLAS and cuBLASLt, from
+the CUDA toolkit or NVIDIA's ``nvidia-cublas`` wheel (with an rpath, so that the program
+finds them where it runs), and units see cuBLAS's headers after the toolkit's own.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 from ..._errors import CompileError
 from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
@@ -47,11 +53,13 @@ from ..base.platform import PORTABLE_INCLUDE_DIR
 from ..base.toolchain import ROCTX_LIBRARIES, Tool, string_define, version_line
 from . import gpu_present
 from .compiler import INCLUDE_DIR, parse_arch
-from .toolkit import find_nvcc, find_nvrtc
+from .toolkit import CUBLAS_MISSING, find_cublas, find_nvcc, find_nvrtc
 
 __all__ = ["NvidiaToolchain", "native_archs"]
 
 PROGRAM_INCLUDE_DIR = INCLUDE_DIR / "program"
+# The libraries programs name for hipBLAS and rocBLAS: cuBLAS serves both here.
+BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
 # Host-compiler options nvcc takes as they are; the rest go through -Xcompiler.
 _NVCC_NATIVE = re.compile(r"-(O[0-3]|g|w|std=c\+\+\d\d)$")
 
@@ -105,6 +113,24 @@ def _rtc_defines() -> list[str]:
     return defines + ([string_define("__HIPKIT_NVRTC_H", str(nvrtc.header))] if nvrtc else [])
 
 
+def _cublas_include(nvcc: str) -> list[str]:
+    """cuBLAS's headers where nvcc does not have them: after every other folder
+    (``-isystem``), so that a wheel's copies of CUDA's own headers never hide nvcc's."""
+    cublas = find_cublas()
+    if cublas is None:
+        return []
+    toolkit = Path(os.path.realpath(nvcc)).parent.parent
+    own = {os.path.realpath(toolkit / d / "include") for d in (".", "targets/x86_64-linux")}
+    return [] if os.path.realpath(cublas.include) in own else ["-isystem", str(cublas.include)]
+
+
+def _cublas_link_flags() -> list[str]:
+    cublas = find_cublas()
+    if cublas is None:
+        raise CompileError(f"-lhipblas, -lrocblas: {CUBLAS_MISSING}")
+    return cublas.link_flags
+
+
 def _host(flag: str) -> list[str]:
     return ["-Xcompiler", flag]
 
@@ -125,6 +151,7 @@ class NvidiaToolchain(GpuToolchain):
     def tools(cls) -> list[Tool]:
         nvcc = find_nvcc()
         nvrtc = find_nvrtc()
+        cublas = find_cublas()
         return [
             Tool("nvcc", "nvidia", nvcc, version_line([nvcc], "release") if nvcc else "not found"),
             Tool(
@@ -134,6 +161,13 @@ class NvidiaToolchain(GpuToolchain):
                 f"{nvrtc.library.name}, header {nvrtc.header}"
                 if nvrtc
                 else "not found (pip install nvidia-cuda-nvrtc, or a CUDA toolkit with it)",
+                required=False,
+            ),
+            Tool(
+                "cuBLAS (hipBLAS in programs)",
+                "nvidia",
+                str(cublas.libraries[0]) if cublas else None,
+                f"{cublas.libraries[0].name}, headers {cublas.include}" if cublas else CUBLAS_MISSING,
                 required=False,
             ),
         ]
@@ -168,6 +202,7 @@ class NvidiaToolchain(GpuToolchain):
             "hip/hip_runtime.h",
             *self._targets(options),
             *_rtc_defines(),
+            *_cublas_include(self.compiler),
         ]
         if not any(f.startswith("-std=") for f in options.compile_flags):
             flags.append("-std=c++17")
@@ -202,8 +237,10 @@ class NvidiaToolchain(GpuToolchain):
         nvrtc = find_nvrtc()
         if nvrtc is not None:
             flags += nvrtc.link_flags
+        if any(flag in BLAS_LIBRARIES for flag in options.link_flags):
+            flags += _cublas_link_flags()
         for flag in options.link_flags:
-            if flag in ROCTX_LIBRARIES:
+            if flag in ROCTX_LIBRARIES or flag in BLAS_LIBRARIES:
                 continue
             if flag.startswith(("-L", "-l")):
                 flags.append(flag)

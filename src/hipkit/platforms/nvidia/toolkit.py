@@ -1,10 +1,10 @@
-"""Where CUDA's parts are: nvcc, NVRTC and CUPTI, looked up once for every face
-of the NVIDIA platform (programs, hiprtc in programs, program tracing).
+"""Where CUDA's parts are: nvcc, NVRTC, CUPTI and cuBLAS, looked up once for every
+face of the NVIDIA platform (programs, hiprtc and hipBLAS in programs, program tracing).
 
 A part is looked for, in order, in the CUDA toolkits the environment names
 (``CUDA_HOME``, ``CUDA_PATH``: :mod:`hipkit.config`), in NVIDIA's pip wheels of
 one CUDA release in this Python (``nvidia/cu13``: ``nvidia-cuda-nvcc``,
-``nvidia-cuda-nvrtc``, ``nvidia-cuda-cupti``...), and in ``/usr/local/cuda``;
+``nvidia-cuda-nvrtc``, ``nvidia-cuda-cupti``, ``nvidia-cublas``...), and in ``/usr/local/cuda``;
 nvcc is first looked for on PATH, NVRTC where cuda-pathfinder (which the
 platform's cuda-bindings use) finds it.  Each ``find_*`` says where it looked
 when it finds nothing.
@@ -24,11 +24,14 @@ from ... import config
 from ..base.toolchain import which
 
 __all__ = [
+    "CUBLAS_MISSING",
     "DEFAULT_HOME",
+    "Cublas",
     "Cupti",
     "CuptiUnavailable",
     "Nvrtc",
     "cuda_homes",
+    "find_cublas",
     "find_cupti",
     "find_nvcc",
     "find_nvrtc",
@@ -45,16 +48,20 @@ def cuda_homes() -> list[Path]:
     return [Path(home) for home in dict.fromkeys(named) if home]
 
 
-def wheel_roots() -> list[Path]:
-    """NVIDIA's CUDA wheels in this Python, one folder per CUDA release
-    (``nvidia/cu13``, holding ``bin/``, ``include/`` and ``lib/``)."""
+def _nvidia_folders() -> list[Path]:
+    """The folders of the ``nvidia`` namespace package in this Python (NVIDIA's wheels)."""
     try:
         spec = importlib.util.find_spec("nvidia")
     except (ImportError, ValueError):
         return []
-    locations = spec.submodule_search_locations if spec else None
+    return [Path(loc) for loc in (spec.submodule_search_locations if spec else None) or ()]
+
+
+def wheel_roots() -> list[Path]:
+    """NVIDIA's CUDA wheels in this Python, one folder per CUDA release
+    (``nvidia/cu13``, holding ``bin/``, ``include/`` and ``lib/``)."""
     return sorted(
-        {p for loc in locations or () for p in Path(loc).glob("cu[0-9]*") if p.is_dir()},
+        {p for folder in _nvidia_folders() for p in folder.glob("cu[0-9]*") if p.is_dir()},
         key=lambda p: p.name,
     )
 
@@ -146,14 +153,16 @@ def _library_in(folder: Path) -> Path | None:
     return versioned[-1] if versioned else None
 
 
+def _toolkit_folders(home: Path) -> list[tuple[Path, Path]]:
+    """A CUDA toolkit's (include, lib) folders."""
+    targets = home / "targets" / "x86_64-linux"
+    return [(home / "include", home / "lib64"), (targets / "include", targets / "lib")]
+
+
 def _toolkit_places(home: Path) -> list[tuple[Path, Path]]:
     """Where a CUDA toolkit keeps CUPTI: (include, lib) folders."""
-    targets = home / "targets" / "x86_64-linux"
-    return [
-        (home / "extras" / "CUPTI" / "include", home / "extras" / "CUPTI" / "lib64"),
-        (home / "include", home / "lib64"),
-        (targets / "include", targets / "lib"),
-    ]
+    extras = home / "extras" / "CUPTI"
+    return [(extras / "include", extras / "lib64"), *_toolkit_folders(home)]
 
 
 def find_cupti(homes: Sequence[Path] | None = None, wheels: bool = True) -> Cupti:
@@ -192,3 +201,64 @@ def find_cupti(homes: Sequence[Path] | None = None, wheels: bool = True) -> Cupt
         f"CUPTI not found (looked in {looked}; {wheel}): install the CUDA toolkit's CUPTI and set "
         "CUDA_HOME, or pip install nvidia-cuda-cupti"
     )
+
+
+CUBLAS_MISSING = (
+    "cuBLAS not found (hipBLAS and rocBLAS are cuBLAS on NVIDIA): pip install nvidia-cublas, "
+    "or install the CUDA toolkit's cuBLAS and set CUDA_HOME"
+)
+
+
+@dataclass(frozen=True)
+class Cublas:
+    """A cuBLAS installation: its headers and its libraries (cuBLAS and cuBLASLt, which
+    cuBLAS calls)."""
+
+    include: Path  # holds cublas_v2.h
+    libraries: tuple[Path, ...]  # libcublas.so[.N], libcublasLt.so[.N]
+
+    @property
+    def link_flags(self) -> list[str]:
+        """nvcc's flags that link it, and find it where the program runs (an rpath)."""
+        directory = str(self.libraries[0].parent)
+        names = [
+            f"-l{lib.name[3:-3]}" if lib.name.endswith(".so") else f"-l:{lib.name}" for lib in self.libraries
+        ]
+        return [f"-L{directory}", *names, "-Xlinker", f"-rpath,{directory}"]
+
+
+def _shared_library(folder: Path, stem: str) -> Path | None:
+    """``stem``.so, else the newest ``stem``.so.N, in ``folder``."""
+    if (folder / f"{stem}.so").is_file():
+        return folder / f"{stem}.so"
+    versioned = sorted(folder.glob(f"{stem}.so.[0-9]*"), key=_version_key)
+    return versioned[-1] if versioned else None
+
+
+def _cublas_in(include: Path, lib: Path) -> Cublas | None:
+    if not (include / "cublas_v2.h").is_file():
+        return None
+    found = [_shared_library(lib, stem) for stem in ("libcublas", "libcublasLt")]
+    libraries = tuple(p for p in found if p is not None)
+    return Cublas(include, libraries) if len(libraries) == 2 else None
+
+
+@functools.cache
+def find_cublas() -> Cublas | None:
+    """cuBLAS in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in this Python
+    (``nvidia-cublas``: ``nvidia/cu13``, or CUDA 12's ``nvidia/cublas``), then
+    /usr/local/cuda; None if nowhere (:data:`CUBLAS_MISSING` says what to install)."""
+    homes = cuda_homes()
+    nvcc = find_nvcc()
+    if nvcc:
+        homes.append(Path(os.path.realpath(nvcc)).parent.parent)
+    places = [place for home in homes for place in _toolkit_folders(home)]
+    # CUDA 12's nvidia-cublas-cu12 keeps its own folder, nvidia/cublas.
+    roots = [*wheel_roots(), *(folder / "cublas" for folder in _nvidia_folders())]
+    places += [(root / "include", root / "lib") for root in roots]
+    places += _toolkit_folders(DEFAULT_HOME)
+    for include, lib in places:
+        found = _cublas_in(include, lib)
+        if found:
+            return found
+    return None
