@@ -133,6 +133,9 @@ def write_inputs(data: Path, rng) -> dict[str, np.ndarray]:
         "bex_a": [f64(M, K) for _ in range(BATCH)],
         "bex_b": [f64(N, K) for _ in range(BATCH)],
         "bex_c": [f64(M, N) for _ in range(BATCH)],
+        "sbex_a": [f32(K, M) for _ in range(BATCH)],
+        "sbex_b": [f32(K, N) for _ in range(BATCH)],
+        "sbex_c": [f32(M, N) for _ in range(BATCH)],
     }
     files = {
         "sgemm_a": padded(x["sgemm_a"], K + 3),
@@ -141,7 +144,10 @@ def write_inputs(data: Path, rng) -> dict[str, np.ndarray]:
         "batched_a": strided(x["batched_a"], M * K + 5),
         "batched_b": strided(x["batched_b"], K * N + 3),
         "ex_c": padded(x["ex_c"], M + 1),
-        **{name: strided(x[name], x[name][0].size) for name in ("bex_a", "bex_b", "bex_c")},
+        **{
+            name: strided(x[name], x[name][0].size)
+            for name in ("bex_a", "bex_b", "bex_c", "sbex_a", "sbex_b", "sbex_c")
+        },
     }
     for name, value in x.items():
         array = files.get(name)
@@ -213,6 +219,24 @@ def test_rocblas_program_matches_numpy(calls, tmp_path, rng):
         got = from_column_major(d[i * M * N :], M, N)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
+    d = out("sbex_d", np.float32)
+    ldd, stride = M + 2, (M + 2) * N + 4
+    gaps = d.reshape(BATCH, stride).copy()
+    for i in range(BATCH):
+        want = x["sbex_a"][i].T.astype(np.float64) @ x["sbex_b"][i] + 2 * x["sbex_c"][i]
+        np.testing.assert_allclose(
+            unpadded(d[i * stride :][: ldd * N], M, N, ldd), want, rtol=1e-5, atol=1e-5
+        )
+        gaps[i, : ldd * N].reshape(N, ldd)[:, :M] = 0
+    assert not gaps.any()  # D's padding and the gaps between its matrices are left alone
+
+    assert [float(v) for v in report["complex_quotient"].split(",")] == pytest.approx([-0.2, 0.4], rel=1e-15)
+    assert float(report["complex_abs"]) == 5.0
+    # 1/3 rounded to bfloat16 (8 significant bits, nearest even): 0x3eab.
+    assert float(report["bfloat16_third"]) == float(
+        np.frombuffer(np.uint32(0x3EAB0000).tobytes(), np.float32)[0]
+    )
+
 
 @needs_cpu
 def test_rocblas_statuses(calls, tmp_path, rng):
@@ -238,9 +262,12 @@ def test_rocblas_statuses(calls, tmp_path, rng):
 
 
 @needs_cpu
-def test_every_rocblas_name_compiles_and_links(tmp_path):
+@pytest.mark.parametrize("complex_flags", [[], ["-DROCM_MATHLIBS_API_USE_HIP_COMPLEX"]], ids=["rocblas", "hip"])
+def test_every_rocblas_name_compiles_and_links(tmp_path, complex_flags):
+    """Each function the headers define, with rocBLAS's complex types or (as rocBLAS
+    allows) HIP's."""
     (tmp_path / "names.cpp").write_text(every_name_program())
-    build(tmp_path, "-o", "names", "names.cpp", "-lrocblas")
+    build(tmp_path, *complex_flags, "-o", "names", "names.cpp", "-lrocblas")
     done = subprocess.run([str(tmp_path / "names")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) == len(generated_names()) + len(HAND_WRITTEN) > 100

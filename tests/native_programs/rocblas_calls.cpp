@@ -208,6 +208,32 @@ static void gemm_batched_ex(rocblas_handle h) {
   for (void* p : {(void*)a, (void*)b, (void*)c, (void*)d, (void*)arrays}) HIP_CHECK(hipFree(p));
 }
 
+// D_i = A_i^T B_i + 2 C_i in float for BATCH matrices a stride apart, D's stride and
+// leading dimension apart from C's.
+static void gemm_strided_batched_ex(rocblas_handle h) {
+  const int ldd = M + 2;
+  const rocblas_stride sa = K * M, sb = K * N, sc = M * N, sd = ldd * N + 4;
+  float* a = to_device(load<float>("sbex_a", sa * BATCH), int(sa * BATCH), 1, int(sa * BATCH));
+  float* b = to_device(load<float>("sbex_b", sb * BATCH), int(sb * BATCH), 1, int(sb * BATCH));
+  float* c = to_device(load<float>("sbex_c", sc * BATCH), int(sc * BATCH), 1, int(sc * BATCH));
+  float* d = to_device(std::vector<float>(sd * BATCH, 0.0f), int(sd * BATCH), 1, int(sd * BATCH));
+  const float alpha = 1.0f, beta = 2.0f;
+  const rocblas_datatype f32 = rocblas_datatype_f32_r;
+  ROCBLAS_CHECK(rocblas_gemm_strided_batched_ex(h, rocblas_operation_transpose, rocblas_operation_none, M, N, K,
+                                                &alpha, a, f32, K, sa, b, f32, K, sb, &beta, c, f32, M, sc, d, f32,
+                                                ldd, sd, BATCH, f32, rocblas_gemm_algo_standard, 0, 0));
+  save("sbex_d", to_host(d, int(sd * BATCH), 1, int(sd * BATCH)));
+  for (float* p : {a, b, c, d}) HIP_CHECK(hipFree(p));
+}
+
+// rocBLAS's own types on the host: complex division, bfloat16's rounding.
+static void types() {
+  rocblas_double_complex q = rocblas_double_complex(1, 2) / rocblas_double_complex(3, -4);
+  printf("complex_quotient=%.17g,%.17g\n", std::real(q), std::imag(q));
+  printf("complex_abs=%.17g\n", std::abs(rocblas_double_complex{3, 4}));
+  printf("bfloat16_third=%.9g\n", float(rocblas_bfloat16(1.0f / 3.0f)));
+}
+
 // What rocBLAS reports for bad arguments.
 static void statuses(rocblas_handle h) {
   const float one = 1.0f;
@@ -263,6 +289,8 @@ int main(int argc, char** argv) {
   level1(h);
   gemm_ex(h);
   gemm_batched_ex(h);
+  gemm_strided_batched_ex(h);
+  types();
   statuses(h);
 
   ROCBLAS_CHECK(rocblas_destroy_handle(h));
