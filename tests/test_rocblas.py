@@ -25,6 +25,7 @@ from hipkit.tables import INCLUDE_DIR
 
 PROGRAM = Path(__file__).with_name("native_programs") / "rocblas_calls.cpp"
 M, N, K, BATCH, LEN = 13, 11, 7, 3, 1000  # rocblas_calls.cpp's sizes
+HIP_COMPLEX = "-DROCM_MATHLIBS_API_USE_HIP_COMPLEX"  # rocBLAS's complex types are HIP's
 
 cpu_absent = platforms.status()["cpu"]
 needs_cpu = pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
@@ -262,7 +263,7 @@ def test_rocblas_statuses(calls, tmp_path, rng):
 
 
 @needs_cpu
-@pytest.mark.parametrize("complex_flags", [[], ["-DROCM_MATHLIBS_API_USE_HIP_COMPLEX"]], ids=["rocblas", "hip"])
+@pytest.mark.parametrize("complex_flags", [[], [HIP_COMPLEX]], ids=["rocblas", "hip"])
 def test_every_rocblas_name_compiles_and_links(tmp_path, complex_flags):
     """Each function the headers define, with rocBLAS's complex types or (as rocBLAS
     allows) HIP's."""
