@@ -275,3 +275,22 @@ def test_arrays_and_streams_of_different_devices_are_refused(tmp_path):
     done = subprocess.run([sys.executable, "-c", body], env=environment(HIPKIT_CPU_DEVICES="2"),
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+
+
+@ON_EVERY_PLATFORM
+def test_a_device_reset_takes_the_handles(device, rng):
+    # The reset takes the device's context with the handle: a call on it answers
+    # NOT_INITIALIZED without reaching the vendor library, and hipkit.blas makes
+    # itself a new handle.
+    a = hipkit.to_device(random(rng, (4, 4), np.float32))
+    blas.gemm(a, a)
+    handle = hipblas.hipblasCreate()
+    device.synchronize()
+    device.reset()
+    a = hipkit.to_device(random(rng, (4, 4), np.float32))
+    caught = status(S.HIPBLAS_STATUS_NOT_INITIALIZED, hipblas.hipblasSgemm, handle, OPS["N"], OPS["N"], 4, 4,
+                    4, 1.0, a.ptr, 4, a.ptr, 4, 0.0, a.ptr, 4)  # fmt: skip
+    assert "reset" in str(caught)
+    status(S.HIPBLAS_STATUS_NOT_INITIALIZED, hipblas.hipblasDestroy, handle)  # forgotten already
+    host = a.get()
+    np.testing.assert_allclose(blas.gemm(a, a).get(), host @ host, rtol=1e-5, atol=1e-5)

@@ -32,17 +32,22 @@ class Handle:
     """One device's hipBLAS handle for one thread: its stream and pointer mode as set,
     and the foreign tensors of work in flight."""
 
-    __slots__ = ("__weakref__", "device", "device_mode", "handle", "pending", "stream")
+    __slots__ = ("__weakref__", "device", "device_mode", "generation", "handle", "pending", "stream")
 
     def __init__(self, device: Device):
         with device:
             self.handle = hipblas.hipblasCreate()
         self.device = device
+        self.generation = device.platform.reset_generation(device._native)
         self.stream = 0
         self.device_mode = False
         self.pending: list[tuple[Event, list[Any]]] = []
         finalizer = weakref.finalize(self, _destroy, self.handle)
         finalizer.atexit = False  # at exit the provider may be gone: the process frees it
+
+    def reset(self) -> bool:
+        """Whether the device was reset since (the handle went with it: make another)."""
+        return self.device.platform.reset_generation(self.device._native) != self.generation
 
     def use(self, stream: Any) -> int:
         """The handle, with its stream set to ``stream`` (None: the null stream)."""
@@ -96,11 +101,11 @@ def handle_of(device: Device) -> Handle:
     """This thread's handle on ``device`` (made on first use)."""
     local = _handles
     last = local.last
-    if last is not None and last.device is device:
+    if last is not None and last.device is device and not last.reset():
         return last
     key = (device.platform, device.index)
     handle = local.by_device.get(key)
-    if handle is None:
+    if handle is None or handle.reset():
         handle = local.by_device[key] = Handle(device)
     local.last = handle
     return handle

@@ -65,7 +65,7 @@ class Library:
 class HandleState:
     """What hipkit keeps of a live handle."""
 
-    __slots__ = ("device", "device_mode", "functions", "handle", "library")
+    __slots__ = ("device", "device_mode", "functions", "generations", "handle", "library", "native")
 
     def __init__(self, handle: int, device: Device, library: Library):
         self.handle = handle
@@ -73,6 +73,15 @@ class HandleState:
         self.library = library
         self.functions = library.functions
         self.device_mode = False  # HIPBLAS_POINTER_MODE_HOST, hipBLAS's default
+        # A device reset takes the handle with the device's context: a call on it then
+        # would reach the vendor library with a dead context (a crash on cuBLAS).
+        self.native = device._native
+        self.generations = (device.platform, device.platform.reset_generation(self.native))
+
+    def reset(self) -> bool:
+        """Whether the device was reset since the handle was made (then it is gone)."""
+        platform, generation = self.generations
+        return platform.reset_generation(self.native) != generation
 
 
 # The live handles, by their value.
@@ -120,7 +129,15 @@ def state_of(handle: Any, function: str) -> HandleState:
         state = None
     if state is None:
         raise not_initialized(function, handle)
+    if state.reset():
+        raise reset_took(function, handle)
     return state
+
+
+def reset_took(function: str, handle: int) -> HipblasError:
+    """The error of a call on a handle whose device was reset since (forgotten now)."""
+    live.pop(handle, None)
+    return HipblasError(NOT_INITIALIZED, function, f"0x{handle:x}: its device was reset since it was made")
 
 
 def call(name: str, function: Callable[..., int], *args: Any) -> None:

@@ -17,7 +17,7 @@ from ..runtime import hooks
 from ..runtime.memory import DeviceArray
 from ..tables import blas_api
 from ._args import RESULT_READERS, SCALAR_MAKERS, base_type, ex_scalar, foreign_pointer, host_pointer
-from ._handles import ROUTINES, live, not_initialized
+from ._handles import ROUTINES, live, not_initialized, reset_took
 from ._status import HipblasError
 
 _POINTERS = (blas_api.ARRAY, blas_api.BATCH)
@@ -86,6 +86,8 @@ def wrapper(index: int) -> Callable[..., Any]:
             state = None
         if state is None:
             raise not_initialized(name, args[0] if args else None)
+        if state.reset():
+            raise reset_took(name, args[0])
         given = len(args)
         c = list(args)
         device_mode = state.device_mode
