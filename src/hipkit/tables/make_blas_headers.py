@@ -15,7 +15,7 @@ and NVIDIA platforms' programs):
     rocBLAS's names of the same routines (``rocblas_sgemm``) as inline calls of hipBLAS's,
     for ``rocblas/rocblas.h`` on the platforms that serve hipBLAS themselves; arguments go
     through ``__hk_rocblas::hip`` (``hipkit_blas/rocblas_api.h``).  The Ex forms differ in
-    their arguments and are written by hand there.
+    their arguments and are written by hand (``hipkit_blas/rocblas_gemm_ex.h``).
 
 Usage::
 
