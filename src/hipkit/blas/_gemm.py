@@ -61,21 +61,24 @@ def _plan(a: Any, b: Any, c: Any, ta: int, ca: int, tb: int, cb: int) -> tuple:
     """(op1, op2, first, ld1, second, ld2, ldc, swapped): the column-major call.  A
     matrix of one row or column may be taken either way: the way that gives every
     operand an operation."""
-    choices = storages(c, "out") if min(c.shape[-2:]) <= 1 else [matrix(c, "out")]
-
-    def plan(sc: int, ldc: int) -> tuple:
-        if sc:  # C^T = op(B)^T op(A)^T
-            (op1, ld1), (op2, ld2) = operand(b, "b", 1 - tb, cb), operand(a, "a", 1 - ta, ca)
-            return op1, op2, b, ld1, a, ld2, ldc, True
-        (op1, ld1), (op2, ld2) = operand(a, "a", ta, ca), operand(b, "b", tb, cb)
-        return op1, op2, a, ld1, b, ld2, ldc, False
-
+    if min(c.shape[-2:]) > 1:  # one layout (the common case)
+        return _plan_for(*matrix(c, "out"), a, b, ta, ca, tb, cb)
+    choices = storages(c, "out")
     for sc, ldc in choices[:-1]:
         try:
-            return plan(sc, ldc)
+            return _plan_for(sc, ldc, a, b, ta, ca, tb, cb)
         except ValueError:
             pass
-    return plan(*choices[-1])
+    return _plan_for(*choices[-1], a, b, ta, ca, tb, cb)
+
+
+def _plan_for(sc: int, ldc: int, a: Any, b: Any, ta: int, ca: int, tb: int, cb: int) -> tuple:
+    """_plan's call for an output stored as ``sc`` says, with leading dimension ``ldc``."""
+    if sc:  # C^T = op(B)^T op(A)^T
+        (op1, ld1), (op2, ld2) = operand(b, "b", 1 - tb, cb), operand(a, "a", 1 - ta, ca)
+        return op1, op2, b, ld1, a, ld2, ldc, True
+    (op1, ld1), (op2, ld2) = operand(a, "a", ta, ca), operand(b, "b", tb, cb)
+    return op1, op2, a, ld1, b, ld2, ldc, False
 
 
 def gemm(

@@ -95,7 +95,10 @@ def operation(stored: int, transposed: int, conjugated: int, name: str) -> int:
 def operand(x: DeviceArray, name: str, transposed: int, conjugated: int) -> tuple[int, int]:
     """(operation, ld) of :func:`operation` on ``x``'s storage; a matrix of one row or
     column takes the storage that has the operation."""
-    options = storages(x, name) if min(x.shape[-2:]) <= 1 else [matrix(x, name)]
+    if min(x.shape[-2:]) > 1:  # one layout (the common case)
+        stored, ld = matrix(x, name)
+        return operation(stored, transposed, conjugated, name), ld
+    options = storages(x, name)
     for stored, ld in options[:-1]:
         if transposed ^ stored or not conjugated:
             return operation(stored, transposed, conjugated, name), ld
