@@ -20,14 +20,7 @@ hipblasStatus_t gemv(const char* name, hipblasHandle_t handle, hipblasOperation_
   if (m < 0 || n < 0 || lda < m || lda < 1 || incx == 0 || incy == 0)
     return HIPBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return HIPBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr || beta == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
-  if (host_mode(h)) {
-    if (is_zero(*alpha) && is_one(*beta)) return HIPBLAS_STATUS_SUCCESS;
-    if (y == nullptr || (!is_zero(*alpha) && (A == nullptr || x == nullptr)))
-      return HIPBLAS_STATUS_INVALID_VALUE;
-  } else if (A == nullptr || x == nullptr || y == nullptr) {
-    return HIPBLAS_STATUS_INVALID_VALUE;
-  }
+  HK_CHECK(scaled_update(h, alpha, beta, y, A != nullptr && x != nullptr));
   const Scalar<T> a = capture(h, alpha), b = capture(h, beta);
   return enqueue(h, name, [=] {
     const T av = a.get(), bv = b.get();
@@ -71,14 +64,7 @@ hipblasStatus_t symv(const char* name, hipblasHandle_t handle, hipblasFillMode_t
   if (!one_triangle(uplo)) return HIPBLAS_STATUS_INVALID_VALUE;
   if (n < 0 || lda < n || lda < 1 || incx == 0 || incy == 0) return HIPBLAS_STATUS_INVALID_VALUE;
   if (n == 0) return HIPBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr || beta == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
-  if (host_mode(h)) {
-    if (is_zero(*alpha) && is_one(*beta)) return HIPBLAS_STATUS_SUCCESS;
-    if (y == nullptr || (!is_zero(*alpha) && (A == nullptr || x == nullptr)))
-      return HIPBLAS_STATUS_INVALID_VALUE;
-  } else if (A == nullptr || x == nullptr || y == nullptr) {
-    return HIPBLAS_STATUS_INVALID_VALUE;
-  }
+  HK_CHECK(scaled_update(h, alpha, beta, y, A != nullptr && x != nullptr));
   const Scalar<T> a = capture(h, alpha), b = capture(h, beta);
   return enqueue(h, name, [=] {
     const T av = a.get(), bv = b.get();

@@ -25,14 +25,7 @@ hipblasStatus_t symm(const char* name, hipblasHandle_t handle, hipblasSideMode_t
   if (m < 0 || n < 0 || ldc < m || ldb < m || lda < (side == HIPBLAS_SIDE_LEFT ? m : n))
     return HIPBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return HIPBLAS_STATUS_SUCCESS;
-  if (alpha == nullptr || beta == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
-  if (host_mode(h)) {
-    if (is_zero(*alpha) && is_one(*beta)) return HIPBLAS_STATUS_SUCCESS;
-    if (C == nullptr || (!is_zero(*alpha) && (A == nullptr || B == nullptr)))
-      return HIPBLAS_STATUS_INVALID_VALUE;
-  } else if (A == nullptr || B == nullptr || C == nullptr) {
-    return HIPBLAS_STATUS_INVALID_VALUE;
-  }
+  HK_CHECK(scaled_update(h, alpha, beta, C, A != nullptr && B != nullptr));
   const Scalar<T> a = capture(h, alpha), b = capture(h, beta);
   return enqueue(h, name, [=] {
     const T av = a.get(), bv = b.get();

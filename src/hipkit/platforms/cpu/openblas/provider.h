@@ -197,6 +197,21 @@ hipblasStatus_t with_result(const Handle& h, const char* name, R* result, F comp
   hipblasStatus_t status = enqueue(h, name, [result, compute] { *result = compute(); }, madds);
   return status != HIPBLAS_STATUS_SUCCESS || !host_mode(h) ? status : wait(h);
 }
+// rocBLAS's rule for out = alpha * op(inputs) + beta * out (gemv, symv, symm): alpha and
+// beta must be given; in host mode alpha == 0 with beta == 1 is a quick return, out must
+// be given, and the inputs unless alpha == 0; in device mode everything must be given.
+template <class S>
+hipblasStatus_t scaled_update(const Handle& h, const S* alpha, const S* beta, const void* out,
+                              bool inputs_given) {
+  if (alpha == nullptr || beta == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
+  if (host_mode(h)) {
+    if (is_zero(*alpha) && is_one(*beta)) return HIPBLAS_STATUS_SUCCESS;
+    if (out == nullptr || (!is_zero(*alpha) && !inputs_given)) return HIPBLAS_STATUS_INVALID_VALUE;
+  } else if (out == nullptr || !inputs_given) {
+    return HIPBLAS_STATUS_INVALID_VALUE;
+  }
+  return kContinue;
+}
 // The result of a quick return: 0, written now in host mode (rocBLAS's memset), in
 // stream order in device mode (its hipMemsetAsync).
 template <class R> hipblasStatus_t zero_result(const Handle& h, const char* name, R* result) {
