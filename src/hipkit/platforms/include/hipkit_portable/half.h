@@ -6,12 +6,14 @@
 // rounded once, by the platform's primitives; division, comparisons and math
 // functions are computed in float and rounded once.  Before including this,
 // the platform includes half_raw.h and defines __HK_FN, __HK_DEVICE (the
-// types' members), __HK_HOST_DEVICE (those host code calls too), the traits
+// types' members), __HK_HOST_DEVICE (those host code calls too: the
+// conversions), __HK_CONVERT (the conversion functions), the traits
 // __hk::enable_if and is_integral, and in namespace __hk, on bit patterns,
 // with rounding modes 0 nearest even, 1 toward zero, 2 up, 3 down:
-//   float half_to_float(unsigned short h);                 exact
-//   unsigned short to_half(F v, int mode);                 F float, double or
-//                                                          an integer type
+//   float half_to_float(unsigned short h);                 exact; host code too
+//   unsigned short to_half(F v, int mode);                 F float, double (host
+//                                                          code too) or an
+//                                                          integer type
 //   I half_to(unsigned short h, int mode, I*);             saturating, NaN -> 0
 //   unsigned short hadd, hsub, hmul (+ _sat), hfma (+ _sat)
 //   __half2_raw hadd2, hsub2, hmul2 (+ _sat), hfma2 (+ _sat)
@@ -24,13 +26,13 @@ struct alignas(2) __half {
 
   __half() = default;
   __HK_HOST_DEVICE constexpr __half(const __half_raw& r) : __x(r.x) {}
-  __HK_DEVICE __half(float f) : __x(__hk::to_half(f, 0)) {}
-  __HK_DEVICE __half(double d) : __x(__hk::to_half(d, 0)) {}
+  __HK_HOST_DEVICE __half(float f) : __x(__hk::to_half(f, 0)) {}
+  __HK_HOST_DEVICE __half(double d) : __x(__hk::to_half(d, 0)) {}
   // Integers up to 65520 are exact in float; larger ones overflow half anyway.
   template <class T, typename __hk::enable_if<__hk::is_integral<T>::value, int>::type = 0>
-  __HK_DEVICE __half(T v) : __x(__hk::to_half(static_cast<float>(v), 0)) {}
+  __HK_HOST_DEVICE __half(T v) : __x(__hk::to_half(static_cast<float>(v), 0)) {}
 
-  __HK_DEVICE operator float() const { return __hk::half_to_float(__x); }
+  __HK_HOST_DEVICE operator float() const { return __hk::half_to_float(__x); }
   __HK_HOST_DEVICE constexpr operator __half_raw() const { return __half_raw{__x}; }
   __HK_HOST_DEVICE __half& operator=(const __half_raw& r) {
     __x = r.x;
@@ -144,19 +146,19 @@ struct alignas(4) __half2 {
 
 // ---- Conversions -----------------------------------------------------------
 
-__HK_FN __half __float2half(float f) { return __half(f); }
-__HK_FN __half __float2half_rn(float f) { return __half(f); }
-__HK_FN __half __float2half_rz(float f) { return __half_raw{__hk::to_half(f, 1)}; }
-__HK_FN __half __float2half_ru(float f) { return __half_raw{__hk::to_half(f, 2)}; }
-__HK_FN __half __float2half_rd(float f) { return __half_raw{__hk::to_half(f, 3)}; }
-__HK_FN __half __double2half(double d) { return __half(d); }
-__HK_FN float __half2float(__half h) { return float(h); }
-__HK_FN __half2 __float2half2_rn(float f) { return __half2(__half(f), __half(f)); }
-__HK_FN __half2 __floats2half2_rn(float a, float b) { return __half2(__half(a), __half(b)); }
-__HK_FN __half2 __float22half2_rn(float2 v) { return __half2(__half(v.x), __half(v.y)); }
-__HK_FN float2 __half22float2(__half2 v) { return float2(float(v.x), float(v.y)); }
-__HK_FN float __low2float(__half2 v) { return float(v.x); }
-__HK_FN float __high2float(__half2 v) { return float(v.y); }
+__HK_CONVERT __half __float2half(float f) { return __half(f); }
+__HK_CONVERT __half __float2half_rn(float f) { return __half(f); }
+__HK_CONVERT __half __float2half_rz(float f) { return __half_raw{__hk::to_half(f, 1)}; }
+__HK_CONVERT __half __float2half_ru(float f) { return __half_raw{__hk::to_half(f, 2)}; }
+__HK_CONVERT __half __float2half_rd(float f) { return __half_raw{__hk::to_half(f, 3)}; }
+__HK_CONVERT __half __double2half(double d) { return __half(d); }
+__HK_CONVERT float __half2float(__half h) { return float(h); }
+__HK_CONVERT __half2 __float2half2_rn(float f) { return __half2(__half(f), __half(f)); }
+__HK_CONVERT __half2 __floats2half2_rn(float a, float b) { return __half2(__half(a), __half(b)); }
+__HK_CONVERT __half2 __float22half2_rn(float2 v) { return __half2(__half(v.x), __half(v.y)); }
+__HK_CONVERT float2 __half22float2(__half2 v) { return float2(float(v.x), float(v.y)); }
+__HK_CONVERT float __low2float(__half2 v) { return float(v.x); }
+__HK_CONVERT float __high2float(__half2 v) { return float(v.y); }
 
 // half -> integer with CUDA's rounding (HIP on AMD truncates in every mode)
 // and saturation; integer -> half in each rounding mode.

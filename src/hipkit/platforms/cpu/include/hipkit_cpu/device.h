@@ -54,6 +54,8 @@
 // code using __half several-fold).
 #define __HK_DEVICE
 #define __HK_HOST_DEVICE
+// The half conversions host code calls on the GPU platforms too.
+#define __HK_CONVERT __HK_FN
 
 constexpr int warpSize = __HK_WARP_SIZE;
 

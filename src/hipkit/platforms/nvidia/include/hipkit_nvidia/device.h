@@ -43,6 +43,9 @@ static constexpr int __hk_warp_size = 32;
 // (under nvcc a program builds __half constants from their bits on the host).
 #define __HK_DEVICE __HK_INLINE
 #define __HK_HOST_DEVICE __host__ __device__
+// The half conversions, which host code calls too (lazy and inlined as
+// __HK_FN; host code converts in software, hipkit_portable/half_convert.h).
+#define __HK_CONVERT template <class = void> __host__ __device__ __forceinline__
 
 #include "libc.h"
 #include "hipkit_portable/traits.h"

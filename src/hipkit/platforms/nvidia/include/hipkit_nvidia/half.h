@@ -8,36 +8,58 @@
 #pragma once
 
 #include "hipkit_portable/half_raw.h"
+#include "hipkit_portable/half_convert.h"
 
 namespace __hk {
 
-__HK_FN float half_to_float(unsigned short h) {
+// Host code (a program's, under nvcc) converts in software, bit-exact with
+// the instructions.
+__HK_CONVERT float half_to_float(unsigned short h) {
+#ifdef __CUDA_ARCH__
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
+#else
+  return soft::half_to_float(h);
+#endif
 }
 
 // Directed rounding to half: 0 nearest even, 1 toward zero, 2 up, 3 down.
-#define __HK_HALF_FROM(F, ptx, constraint)                           \
-  __HK_FN unsigned short to_half(F v, int mode) {                    \
-    unsigned short h;                                                \
-    switch (mode) {                                                  \
-      case 1:                                                        \
-        asm("cvt.rz.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
-        break;                                                       \
-      case 2:                                                        \
-        asm("cvt.rp.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
-        break;                                                       \
-      case 3:                                                        \
-        asm("cvt.rm.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
-        break;                                                       \
-      default:                                                       \
-        asm("cvt.rn.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
-    }                                                                \
-    return h;                                                        \
+#define __HK_HALF_FROM_ASM(ptx, constraint)                        \
+  unsigned short h;                                                \
+  switch (mode) {                                                  \
+    case 1:                                                        \
+      asm("cvt.rz.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
+      break;                                                       \
+    case 2:                                                        \
+      asm("cvt.rp.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
+      break;                                                       \
+    case 3:                                                        \
+      asm("cvt.rm.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
+      break;                                                       \
+    default:                                                       \
+      asm("cvt.rn.f16." ptx " %0, %1;" : "=h"(h) : constraint(v)); \
+  }                                                                \
+  return h;
+__HK_CONVERT unsigned short to_half(float v, int mode) {
+#ifdef __CUDA_ARCH__
+  __HK_HALF_FROM_ASM("f32", "f")
+#else
+  return mode == 0 ? soft::float_to_half(v) : soft::double_to_half_mode(v, mode);
+#endif
+}
+__HK_CONVERT unsigned short to_half(double v, int mode) {
+#ifdef __CUDA_ARCH__
+  __HK_HALF_FROM_ASM("f64", "d")
+#else
+  return soft::double_to_half_mode(v, mode);
+#endif
+}
+// Integers, in device code.
+#define __HK_HALF_FROM(F, ptx, constraint)          \
+  __HK_FN unsigned short to_half(F v, int mode) {   \
+    __HK_HALF_FROM_ASM(ptx, constraint)             \
   }
-__HK_HALF_FROM(float, "f32", "f")
-__HK_HALF_FROM(double, "f64", "d")
 __HK_HALF_FROM(short, "s16", "h")
 __HK_HALF_FROM(unsigned short, "u16", "h")
 __HK_HALF_FROM(int, "s32", "r")
@@ -45,6 +67,7 @@ __HK_HALF_FROM(unsigned int, "u32", "r")
 __HK_HALF_FROM(long long, "s64", "l")
 __HK_HALF_FROM(unsigned long long, "u64", "l")
 #undef __HK_HALF_FROM
+#undef __HK_HALF_FROM_ASM
 
 // f16 -> integer, rounding 0 nearest even, 1 toward zero, 2 up, 3 down; the
 // instruction saturates and maps NaN to 0, as the CPU platform does.
