@@ -21,8 +21,10 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_cc import build, hipkit_command
+from test_cc_blas import MISSING as OPENBLAS_MISSING
 from test_prof import validate_chrome_trace
 from test_prof_cli import prof
 
@@ -318,6 +320,42 @@ def found_cupti() -> toolkit.Cupti:
         pytest.skip(str(exc))
 
 
+@pytest.fixture(scope="module", params=["cpu", "nvidia"])
+def blas_traced_on(request, tmp_path_factory) -> tuple[str, Path]:
+    """native_programs/traced_blas.cpp (-lhipblas) for each platform that can run it here."""
+    platform = request.param
+    if platform == "cpu" and OPENBLAS_MISSING:
+        pytest.skip(OPENBLAS_MISSING)
+    if platform == "nvidia" and not (gpu_present() and find_nvcc()):
+        pytest.skip("no NVIDIA GPU and nvcc here (BLAS programs are compiled for NVIDIA in test_rocblas)")
+    directory = tmp_path_factory.mktemp(f"traced-blas-{platform}")
+    build(directory, "--platform", platform, "-o", "traced_blas", str(PROGRAMS / "traced_blas.cpp"), "-lhipblas")
+    return platform, directory / "traced_blas"
+
+
+def test_a_programs_blas_calls_are_api_rows_with_their_kernels(blas_traced_on, tmp_path, rng):
+    """Each hipBLAS call is one API row named by hipBLAS, its kernels (the CPU's named
+    after it, cuBLAS's own on NVIDIA) carry its correlation id, and the CUDA calls cuBLAS
+    makes inside it are not rows of their own."""
+    _, program = blas_traced_on
+    n = int(rng.integers(8, 64))
+    done = prof("-d", "out", "-o", "run", "-f", "csv", "--", str(program), str(n), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    a = (np.arange(n * n) % 7 - 3).reshape(n, n, order="F").astype(np.float64)  # as the program fills it
+    assert float(done.stdout) == pytest.approx(float(((a @ a.T) ** 2).sum()), rel=1e-4)
+    calls = rows(tmp_path / "out" / "run_hip_api_trace.csv")
+    by_name = {c["Function"]: c for c in calls}
+    assert {"hipblasSetStream", "hipblasSgemm", "hipblasSdot", "hipblasDestroy"} <= set(by_name)
+    kernels = rows(tmp_path / "out" / "run_kernel_trace.csv")
+    for name in ("hipblasSgemm", "hipblasSdot"):
+        call = by_name[name]
+        begin, end = start(call), int(call["End_Timestamp"])
+        theirs = [k for k in kernels if k["Correlation_Id"] == call["Correlation_Id"]]
+        assert theirs and all(begin <= start(k) <= int(k["End_Timestamp"]) for k in theirs), name
+        inside = [c for c in calls if c is not call and c["Thread_Id"] == call["Thread_Id"] and begin <= start(c) <= end]
+        assert inside == [], name
+
+
 @needs_nvcc
 def test_roctx_compiles_for_nvidia_as_nvtx(tmp_path):
     done = hipkit_command(
@@ -383,8 +421,10 @@ def test_the_injection_library_builds_once():
     assert tracing.library(cupti) == library and library.stat().st_mtime_ns == built  # from the cache
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True)
     exported = [line.split()[-1] for line in symbols.stdout.splitlines()]
-    # The driver's entry point, and none of hipkit's others (the rest are the C++ library's templates).
-    assert "InitializeInjection" in exported and not [name for name in exported if "hk_" in name]
+    # The driver's entry point and the programs' hooks for library calls (library_trace.h), and
+    # none of hipkit's others (the rest are the C++ library's templates).
+    hooks = {"InitializeInjection", "hipkit_library_call_begin", "hipkit_library_call_end"}
+    assert hooks <= set(exported) and not [name for name in exported if "hk_" in name]
     environment = tracing.environment(cupti)
     assert environment == {"CUDA_INJECTION64_PATH": str(library), "NVTX_INJECTION64_PATH": str(cupti.library)}
 

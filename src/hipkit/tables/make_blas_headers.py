@@ -88,6 +88,7 @@ def cublas_routines_h() -> str:
     for r in blas_api.routines():
         call = f"{r.cuda_name}({_arguments(r, '__hk_blas::cu')})"
         lines.append(f"HIPKIT_BLAS_DECL hipblasStatus_t {r.name}({_parameters(r)}) {{")
+        lines.append(f'  const __hk_trace::LibraryCall trace("{r.name}");')
         lines.append(f"  return __hk_blas::status({call});")
         lines.append("}")
     lines += ["", '}  // extern "C"', ""]

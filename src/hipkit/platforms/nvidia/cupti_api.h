@@ -1,6 +1,8 @@
 // hipkit prof's CUPTI injection library: the API callbacks.  Each thread's
 // outermost runtime or driver call becomes an API record, with the
-// allocations and frees it made; a new context names its device.
+// allocations and frees it made, unless it is made inside a library's call
+// (hipBLAS's): that call is the record, and what the CUDA calls inside it
+// enqueue and allocate is its.  A new context names its device.
 //
 // Part of the injection library's one translation unit, cupti_inject.cpp
 // (which says what the library does): its names stay inside the library, in
@@ -18,8 +20,11 @@ namespace {
 
 struct ThreadState {
   int depth = 0;
-  uint32_t cid = 0;
+  uint64_t cid = 0;
   int64_t start = 0;
+  int library_depth = 0;  // inside a library's call (nested: rocBLAS's over hipBLAS's)
+  uint64_t library_cid = 0;
+  int64_t library_start = 0;
   bool named = false;     // its thread record is written
   bool internal = false;  // this library calls the driver: not the program's call
   // The thread that loaded this library, inside the call that initialized
@@ -39,11 +44,11 @@ void name_thread(ThreadState& t) {
   writer.write(line("thread").num(thread_id()).str(name).end());
 }
 
-void write_api(uint32_t cid, const std::string& name, int64_t start, int64_t end) {
+void write_api(uint64_t cid, const std::string& name, int64_t start, int64_t end) {
   writer.write(line("api").unum(cid).num(thread_id()).str(name.c_str()).num(start).num(end).end());
 }
 
-void write_alloc(uint32_t cid, const char* operation, const char* memory, const std::string& device,
+void write_alloc(uint64_t cid, const char* operation, const char* memory, const std::string& device,
                  uint64_t size, uint64_t address, int64_t start, int64_t end) {
   writer.write(line("alloc").unum(cid).num(thread_id()).str(operation).str(memory)
                    .str(device.c_str()).unum(size).unum(address).num(start).num(end).end());
@@ -60,8 +65,8 @@ struct FreeParams {
 };
 
 // Allocations and frees of a finished runtime call.
-void record_memory(CUpti_CallbackId cbid, const CUpti_CallbackData* data, int64_t start,
-                   int64_t end) {
+void record_memory(uint64_t cid, CUpti_CallbackId cbid, const CUpti_CallbackData* data,
+                   int64_t start, int64_t end) {
   if (*static_cast<const int*>(data->functionReturnValue) != 0) return;  // a cudaError_t
   const void* params = data->functionParams;
   const char* operation = "ALLOCATE";
@@ -106,15 +111,15 @@ void record_memory(CUpti_CallbackId cbid, const CUpti_CallbackData* data, int64_
       if (it != allocated.end()) allocated.erase(it);
     }
   }
-  write_alloc(data->correlationId, operation, memory, device, size, key, start, end);
+  write_alloc(cid, operation, memory, device, size, key, start, end);
 }
 
 void finish_call(ThreadState& t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                  const CUpti_CallbackData* data) {
   const int64_t end = monotonic_ns();
   name_thread(t);
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) record_memory(cbid, data, t.start, end);
-  write_api(t.cid, hip_name(data->functionName), t.start, end);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) record_memory(t.cid, cbid, data, t.start, end);
+  if (t.library_depth == 0) write_api(t.cid, hip_name(data->functionName), t.start, end);
 }
 
 void release_held(ThreadState& t) {
@@ -167,13 +172,16 @@ void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_Call
   if (data->callbackSite == CUPTI_API_ENTER) {
     if (t.depth++ == 0) {
       t.start = monotonic_ns();
-      t.cid = data->correlationId;
-      if (enqueues_work(data->functionName)) remember_call(t.cid, thread_id(), t.start);
+      if (t.library_depth > 0) {  // its work is the library call's
+        t.cid = t.library_cid;
+        if (enqueues_work(data->functionName)) belongs_to(data->correlationId, t.cid);
+      } else {
+        t.cid = data->correlationId;
+        if (enqueues_work(data->functionName)) remember_call(t.cid, thread_id(), t.start);
+      }
     } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && t.cid != 0 && data->correlationId != t.cid &&
                enqueues_work(data->functionName)) {
-      std::lock_guard<std::mutex> lock(state_mutex);
-      if (outer_of.size() >= kMaxCalls) outer_of.clear();  // inner calls whose work never ran
-      outer_of[data->correlationId] = t.cid;
+      belongs_to(data->correlationId, t.cid);
     }
     return;
   }

@@ -18,6 +18,10 @@
 //   id, thread and host time of the call that enqueued them.
 // - NVTX marks and ranges (roctx.h on NVIDIA is NVTX), from CUPTI's marker
 //   records: NVTX_INJECTION64_PATH names libcupti, set by `hipkit prof` too.
+// - Libraries' calls (hipBLAS's, defined inline over cuBLAS in the program):
+//   the program announces them through hipkit_library_call_begin/end, which
+//   it finds in this library (hipkit_nvidia_program/library_trace.h); each is
+//   an API row, and the CUDA calls inside it are its inside.
 //
 // Records reach the file as CUPTI completes its buffers and at exit
 // (cuptiActivityFlushAll); a fatal signal writes what has reached the writer.
@@ -71,6 +75,25 @@ bool traced_by_python(const char* directory) {
 }
 
 }  // namespace
+
+// A library's call begins on this thread (a call inside another is its inside).
+extern "C" __attribute__((visibility("default"))) void hipkit_library_call_begin(void) {
+  static std::atomic<uint64_t> library_ids{0};
+  if (!started) return;
+  ThreadState& t = state();
+  if (t.library_depth++ > 0) return;
+  t.library_start = monotonic_ns();
+  t.library_cid = (uint64_t(1) << 41) + ++library_ids;
+  remember_call(t.library_cid, thread_id(), t.library_start);
+}
+
+// The library's call `function` ends: its API row.
+extern "C" __attribute__((visibility("default"))) void hipkit_library_call_end(const char* function) {
+  ThreadState& t = state();
+  if (t.library_depth == 0 || --t.library_depth > 0 || !started) return;
+  name_thread(t);
+  write_api(t.library_cid, function, t.library_start, monotonic_ns());
+}
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* directory = getenv("HIPKIT_PROF_DIR");

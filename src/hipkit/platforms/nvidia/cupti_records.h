@@ -39,7 +39,7 @@ const char* copy_kind(uint32_t kind) {
 int64_t ours(uint64_t cupti_ns) { return int64_t(cupti_ns) - cupti_offset_ns; }
 
 void write_kernel(const HK_KERNEL_RECORD* k) {
-  uint32_t cid = k->correlationId;
+  uint64_t cid = k->correlationId;
   Call call;
   int64_t stream;
   {
@@ -56,7 +56,7 @@ void write_kernel(const HK_KERNEL_RECORD* k) {
                    .num(call.start != 0 ? call.start : start).num(start).num(ours(k->end)).end());
 }
 
-void write_copy(uint32_t cid, const char* kind, uint64_t bytes, uint32_t device, uint32_t context,
+void write_copy(uint64_t cid, const char* kind, uint64_t bytes, uint32_t device, uint32_t context,
                 uint32_t stream_id, const std::string& src, const std::string& dst, uint64_t start,
                 uint64_t end) {
   Call call;

@@ -43,12 +43,14 @@ struct Call {
 std::mutex state_mutex;  // everything below, shared by the program's threads and CUPTI's
 // Calls that may have enqueued work, by correlation id, until a record
 // claims them (oldest forgotten past kMaxCalls: a call whose work never ran).
+// CUPTI's ids are 32-bit; a library's calls (cupti_inject.cpp) have ids above.
 constexpr size_t kMaxCalls = 1 << 18;
-std::unordered_map<uint32_t, Call> calls;
-std::deque<uint32_t> call_order;
+std::unordered_map<uint64_t, Call> calls;
+std::deque<uint64_t> call_order;
 // A driver call made inside an API call (the runtime launching for
-// cudaLaunchKernel) -> that call's correlation id, for records carrying the inner one.
-std::unordered_map<uint32_t, uint32_t> outer_of;
+// cudaLaunchKernel), or any call inside a library's call -> that call's
+// correlation id, for records carrying the inner one.
+std::unordered_map<uint32_t, uint64_t> outer_of;
 std::unordered_map<uint32_t, uint32_t> null_stream_of;  // context id -> its NULL stream's id
 std::unordered_map<uint64_t, int64_t> stream_numbers;   // (context, stream id) -> number shown
 std::unordered_map<uint32_t, int64_t> next_stream;      // device -> next number
@@ -64,7 +66,7 @@ std::unordered_map<uint32_t, OpenRange> open_ranges;  // NVTX range id -> its st
 std::unordered_map<int32_t, int64_t> ranges_open_on;  // thread -> ranges open on it
 uint64_t marker_ids = 0;                               // correlation ids of markers (high range)
 
-void remember_call(uint32_t cid, int32_t thread, int64_t start) {
+void remember_call(uint64_t cid, int32_t thread, int64_t start) {
   std::lock_guard<std::mutex> lock(state_mutex);
   if (calls.size() >= kMaxCalls) {
     while (!call_order.empty() && calls.size() >= kMaxCalls / 2) {
@@ -76,9 +78,16 @@ void remember_call(uint32_t cid, int32_t thread, int64_t start) {
   call_order.push_back(cid);
 }
 
+// Records carrying the correlation id `inner` are the work of the call `outer`.
+void belongs_to(uint32_t inner, uint64_t outer) {
+  std::lock_guard<std::mutex> lock(state_mutex);
+  if (outer_of.size() >= kMaxCalls) outer_of.clear();  // inner calls whose work never ran
+  outer_of[inner] = outer;
+}
+
 // The call that enqueued a record's work: its correlation id, thread, start.
-Call claim(uint32_t* cid) {
-  auto outer = outer_of.find(*cid);
+Call claim(uint64_t* cid) {
+  auto outer = outer_of.find(uint32_t(*cid));
   if (outer != outer_of.end()) {
     *cid = outer->second;
     outer_of.erase(outer);

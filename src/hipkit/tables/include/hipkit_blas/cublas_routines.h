@@ -5,333 +5,443 @@
 extern "C" {
 
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSaxpy(hipblasHandle_t handle, int n, const float* alpha, const float* x, int incx, float* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasSaxpy");
   return __hk_blas::status(cublasSaxpy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDaxpy(hipblasHandle_t handle, int n, const double* alpha, const double* x, int incx, double* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasDaxpy");
   return __hk_blas::status(cublasDaxpy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCaxpy(hipblasHandle_t handle, int n, const hipComplex* alpha, const hipComplex* x, int incx, hipComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasCaxpy");
   return __hk_blas::status(cublasCaxpy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZaxpy(hipblasHandle_t handle, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* x, int incx, hipDoubleComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasZaxpy");
   return __hk_blas::status(cublasZaxpy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSscal(hipblasHandle_t handle, int n, const float* alpha, float* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasSscal");
   return __hk_blas::status(cublasSscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDscal(hipblasHandle_t handle, int n, const double* alpha, double* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasDscal");
   return __hk_blas::status(cublasDscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCscal(hipblasHandle_t handle, int n, const hipComplex* alpha, hipComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasCscal");
   return __hk_blas::status(cublasCscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZscal(hipblasHandle_t handle, int n, const hipDoubleComplex* alpha, hipDoubleComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasZscal");
   return __hk_blas::status(cublasZscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsscal(hipblasHandle_t handle, int n, const float* alpha, hipComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasCsscal");
   return __hk_blas::status(cublasCsscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZdscal(hipblasHandle_t handle, int n, const double* alpha, hipDoubleComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasZdscal");
   return __hk_blas::status(cublasZdscal_v2(__hk_blas::cu(handle), n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasScopy(hipblasHandle_t handle, int n, const float* x, int incx, float* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasScopy");
   return __hk_blas::status(cublasScopy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDcopy(hipblasHandle_t handle, int n, const double* x, int incx, double* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasDcopy");
   return __hk_blas::status(cublasDcopy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCcopy(hipblasHandle_t handle, int n, const hipComplex* x, int incx, hipComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasCcopy");
   return __hk_blas::status(cublasCcopy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZcopy(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, hipDoubleComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasZcopy");
   return __hk_blas::status(cublasZcopy_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSswap(hipblasHandle_t handle, int n, float* x, int incx, float* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasSswap");
   return __hk_blas::status(cublasSswap_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDswap(hipblasHandle_t handle, int n, double* x, int incx, double* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasDswap");
   return __hk_blas::status(cublasDswap_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCswap(hipblasHandle_t handle, int n, hipComplex* x, int incx, hipComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasCswap");
   return __hk_blas::status(cublasCswap_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZswap(hipblasHandle_t handle, int n, hipDoubleComplex* x, int incx, hipDoubleComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasZswap");
   return __hk_blas::status(cublasZswap_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSdot(hipblasHandle_t handle, int n, const float* x, int incx, const float* y, int incy, float* result) {
+  const __hk_trace::LibraryCall trace("hipblasSdot");
   return __hk_blas::status(cublasSdot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDdot(hipblasHandle_t handle, int n, const double* x, int incx, const double* y, int incy, double* result) {
+  const __hk_trace::LibraryCall trace("hipblasDdot");
   return __hk_blas::status(cublasDdot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCdotu(hipblasHandle_t handle, int n, const hipComplex* x, int incx, const hipComplex* y, int incy, hipComplex* result) {
+  const __hk_trace::LibraryCall trace("hipblasCdotu");
   return __hk_blas::status(cublasCdotu_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCdotc(hipblasHandle_t handle, int n, const hipComplex* x, int incx, const hipComplex* y, int incy, hipComplex* result) {
+  const __hk_trace::LibraryCall trace("hipblasCdotc");
   return __hk_blas::status(cublasCdotc_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZdotu(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, const hipDoubleComplex* y, int incy, hipDoubleComplex* result) {
+  const __hk_trace::LibraryCall trace("hipblasZdotu");
   return __hk_blas::status(cublasZdotu_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZdotc(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, const hipDoubleComplex* y, int incy, hipDoubleComplex* result) {
+  const __hk_trace::LibraryCall trace("hipblasZdotc");
   return __hk_blas::status(cublasZdotc_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSnrm2(hipblasHandle_t handle, int n, const float* x, int incx, float* result) {
+  const __hk_trace::LibraryCall trace("hipblasSnrm2");
   return __hk_blas::status(cublasSnrm2_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDnrm2(hipblasHandle_t handle, int n, const double* x, int incx, double* result) {
+  const __hk_trace::LibraryCall trace("hipblasDnrm2");
   return __hk_blas::status(cublasDnrm2_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasScnrm2(hipblasHandle_t handle, int n, const hipComplex* x, int incx, float* result) {
+  const __hk_trace::LibraryCall trace("hipblasScnrm2");
   return __hk_blas::status(cublasScnrm2_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDznrm2(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, double* result) {
+  const __hk_trace::LibraryCall trace("hipblasDznrm2");
   return __hk_blas::status(cublasDznrm2_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSasum(hipblasHandle_t handle, int n, const float* x, int incx, float* result) {
+  const __hk_trace::LibraryCall trace("hipblasSasum");
   return __hk_blas::status(cublasSasum_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDasum(hipblasHandle_t handle, int n, const double* x, int incx, double* result) {
+  const __hk_trace::LibraryCall trace("hipblasDasum");
   return __hk_blas::status(cublasDasum_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasScasum(hipblasHandle_t handle, int n, const hipComplex* x, int incx, float* result) {
+  const __hk_trace::LibraryCall trace("hipblasScasum");
   return __hk_blas::status(cublasScasum_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDzasum(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, double* result) {
+  const __hk_trace::LibraryCall trace("hipblasDzasum");
   return __hk_blas::status(cublasDzasum_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIsamax(hipblasHandle_t handle, int n, const float* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIsamax");
   return __hk_blas::status(cublasIsamax_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIdamax(hipblasHandle_t handle, int n, const double* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIdamax");
   return __hk_blas::status(cublasIdamax_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIcamax(hipblasHandle_t handle, int n, const hipComplex* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIcamax");
   return __hk_blas::status(cublasIcamax_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIzamax(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIzamax");
   return __hk_blas::status(cublasIzamax_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIsamin(hipblasHandle_t handle, int n, const float* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIsamin");
   return __hk_blas::status(cublasIsamin_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIdamin(hipblasHandle_t handle, int n, const double* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIdamin");
   return __hk_blas::status(cublasIdamin_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIcamin(hipblasHandle_t handle, int n, const hipComplex* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIcamin");
   return __hk_blas::status(cublasIcamin_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasIzamin(hipblasHandle_t handle, int n, const hipDoubleComplex* x, int incx, int* result) {
+  const __hk_trace::LibraryCall trace("hipblasIzamin");
   return __hk_blas::status(cublasIzamin_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(result)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCrot(hipblasHandle_t handle, int n, hipComplex* x, int incx, hipComplex* y, int incy, const float* c, const hipComplex* s) {
+  const __hk_trace::LibraryCall trace("hipblasCrot");
   return __hk_blas::status(cublasCrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZrot(hipblasHandle_t handle, int n, hipDoubleComplex* x, int incx, hipDoubleComplex* y, int incy, const double* c, const hipDoubleComplex* s) {
+  const __hk_trace::LibraryCall trace("hipblasZrot");
   return __hk_blas::status(cublasZrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSrot(hipblasHandle_t handle, int n, float* x, int incx, float* y, int incy, const float* c, const float* s) {
+  const __hk_trace::LibraryCall trace("hipblasSrot");
   return __hk_blas::status(cublasSrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDrot(hipblasHandle_t handle, int n, double* x, int incx, double* y, int incy, const double* c, const double* s) {
+  const __hk_trace::LibraryCall trace("hipblasDrot");
   return __hk_blas::status(cublasDrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsrot(hipblasHandle_t handle, int n, hipComplex* x, int incx, hipComplex* y, int incy, const float* c, const float* s) {
+  const __hk_trace::LibraryCall trace("hipblasCsrot");
   return __hk_blas::status(cublasCsrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZdrot(hipblasHandle_t handle, int n, hipDoubleComplex* x, int incx, hipDoubleComplex* y, int incy, const double* c, const double* s) {
+  const __hk_trace::LibraryCall trace("hipblasZdrot");
   return __hk_blas::status(cublasZdrot_v2(__hk_blas::cu(handle), n, __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(c), __hk_blas::cu(s)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const float* alpha, const float* A, int lda, const float* x, int incx, const float* beta, float* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasSgemv");
   return __hk_blas::status(cublasSgemv_v2(__hk_blas::cu(handle), __hk_blas::cu(trans), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const double* alpha, const double* A, int lda, const double* x, int incx, const double* beta, double* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasDgemv");
   return __hk_blas::status(cublasDgemv_v2(__hk_blas::cu(handle), __hk_blas::cu(trans), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* x, int incx, const hipComplex* beta, hipComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasCgemv");
   return __hk_blas::status(cublasCgemv_v2(__hk_blas::cu(handle), __hk_blas::cu(trans), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgemv(hipblasHandle_t handle, hipblasOperation_t trans, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* x, int incx, const hipDoubleComplex* beta, hipDoubleComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasZgemv");
   return __hk_blas::status(cublasZgemv_v2(__hk_blas::cu(handle), __hk_blas::cu(trans), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSger(hipblasHandle_t handle, int m, int n, const float* alpha, const float* x, int incx, const float* y, int incy, float* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasSger");
   return __hk_blas::status(cublasSger_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDger(hipblasHandle_t handle, int m, int n, const double* alpha, const double* x, int incx, const double* y, int incy, double* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasDger");
   return __hk_blas::status(cublasDger_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgeru(hipblasHandle_t handle, int m, int n, const hipComplex* alpha, const hipComplex* x, int incx, const hipComplex* y, int incy, hipComplex* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasCgeru");
   return __hk_blas::status(cublasCgeru_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgerc(hipblasHandle_t handle, int m, int n, const hipComplex* alpha, const hipComplex* x, int incx, const hipComplex* y, int incy, hipComplex* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasCgerc");
   return __hk_blas::status(cublasCgerc_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgeru(hipblasHandle_t handle, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* x, int incx, const hipDoubleComplex* y, int incy, hipDoubleComplex* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasZgeru");
   return __hk_blas::status(cublasZgeru_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgerc(hipblasHandle_t handle, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* x, int incx, const hipDoubleComplex* y, int incy, hipDoubleComplex* A, int lda) {
+  const __hk_trace::LibraryCall trace("hipblasZgerc");
   return __hk_blas::status(cublasZgerc_v2(__hk_blas::cu(handle), m, n, __hk_blas::cu(alpha), __hk_blas::cu(x), incx, __hk_blas::cu(y), incy, __hk_blas::cu(A), lda));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSsymv(hipblasHandle_t handle, hipblasFillMode_t uplo, int n, const float* alpha, const float* A, int lda, const float* x, int incx, const float* beta, float* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasSsymv");
   return __hk_blas::status(cublasSsymv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDsymv(hipblasHandle_t handle, hipblasFillMode_t uplo, int n, const double* alpha, const double* A, int lda, const double* x, int incx, const double* beta, double* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasDsymv");
   return __hk_blas::status(cublasDsymv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsymv(hipblasHandle_t handle, hipblasFillMode_t uplo, int n, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* x, int incx, const hipComplex* beta, hipComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasCsymv");
   return __hk_blas::status(cublasCsymv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZsymv(hipblasHandle_t handle, hipblasFillMode_t uplo, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* x, int incx, const hipDoubleComplex* beta, hipDoubleComplex* y, int incy) {
+  const __hk_trace::LibraryCall trace("hipblasZsymv");
   return __hk_blas::status(cublasZsymv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(x), incx, __hk_blas::cu(beta), __hk_blas::cu(y), incy));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasStrsv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const float* A, int lda, float* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasStrsv");
   return __hk_blas::status(cublasStrsv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDtrsv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const double* A, int lda, double* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasDtrsv");
   return __hk_blas::status(cublasDtrsv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCtrsv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const hipComplex* A, int lda, hipComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasCtrsv");
   return __hk_blas::status(cublasCtrsv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZtrsv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const hipDoubleComplex* A, int lda, hipDoubleComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasZtrsv");
   return __hk_blas::status(cublasZtrsv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasStrmv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const float* A, int lda, float* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasStrmv");
   return __hk_blas::status(cublasStrmv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDtrmv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const double* A, int lda, double* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasDtrmv");
   return __hk_blas::status(cublasDtrmv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCtrmv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const hipComplex* A, int lda, hipComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasCtrmv");
   return __hk_blas::status(cublasCtrmv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZtrmv(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int n, const hipDoubleComplex* A, int lda, hipDoubleComplex* x, int incx) {
+  const __hk_trace::LibraryCall trace("hipblasZtrmv");
   return __hk_blas::status(cublasZtrmv_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), n, __hk_blas::cu(A), lda, __hk_blas::cu(x), incx));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasHgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipblasHalf* alpha, const hipblasHalf* A, int lda, const hipblasHalf* B, int ldb, const hipblasHalf* beta, hipblasHalf* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasHgemm");
   return __hk_blas::status(cublasHgemm(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasSgemm");
   return __hk_blas::status(cublasSgemm_v2(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const double* alpha, const double* A, int lda, const double* B, int ldb, const double* beta, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDgemm");
   return __hk_blas::status(cublasDgemm_v2(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* B, int ldb, const hipComplex* beta, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCgemm");
   return __hk_blas::status(cublasCgemm_v2(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgemm(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* B, int ldb, const hipDoubleComplex* beta, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZgemm");
   return __hk_blas::status(cublasZgemm_v2(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasHgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipblasHalf* alpha, const hipblasHalf* const A[], int lda, const hipblasHalf* const B[], int ldb, const hipblasHalf* beta, hipblasHalf* const C[], int ldc, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasHgemmBatched");
   return __hk_blas::status(cublasHgemmBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const float* alpha, const float* const A[], int lda, const float* const B[], int ldb, const float* beta, float* const C[], int ldc, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasSgemmBatched");
   return __hk_blas::status(cublasSgemmBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const double* alpha, const double* const A[], int lda, const double* const B[], int ldb, const double* beta, double* const C[], int ldc, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasDgemmBatched");
   return __hk_blas::status(cublasDgemmBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipComplex* alpha, const hipComplex* const A[], int lda, const hipComplex* const B[], int ldb, const hipComplex* beta, hipComplex* const C[], int ldc, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasCgemmBatched");
   return __hk_blas::status(cublasCgemmBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgemmBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipDoubleComplex* alpha, const hipDoubleComplex* const A[], int lda, const hipDoubleComplex* const B[], int ldb, const hipDoubleComplex* beta, hipDoubleComplex* const C[], int ldc, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasZgemmBatched");
   return __hk_blas::status(cublasZgemmBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasHgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipblasHalf* alpha, const hipblasHalf* A, int lda, hipblasStride strideA, const hipblasHalf* B, int ldb, hipblasStride strideB, const hipblasHalf* beta, hipblasHalf* C, int ldc, hipblasStride strideC, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasHgemmStridedBatched");
   return __hk_blas::status(cublasHgemmStridedBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, strideA, __hk_blas::cu(B), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, strideC, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const float* alpha, const float* A, int lda, hipblasStride strideA, const float* B, int ldb, hipblasStride strideB, const float* beta, float* C, int ldc, hipblasStride strideC, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasSgemmStridedBatched");
   return __hk_blas::status(cublasSgemmStridedBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, strideA, __hk_blas::cu(B), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, strideC, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const double* alpha, const double* A, int lda, hipblasStride strideA, const double* B, int ldb, hipblasStride strideB, const double* beta, double* C, int ldc, hipblasStride strideC, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasDgemmStridedBatched");
   return __hk_blas::status(cublasDgemmStridedBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, strideA, __hk_blas::cu(B), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, strideC, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipComplex* alpha, const hipComplex* A, int lda, hipblasStride strideA, const hipComplex* B, int ldb, hipblasStride strideB, const hipComplex* beta, hipComplex* C, int ldc, hipblasStride strideC, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasCgemmStridedBatched");
   return __hk_blas::status(cublasCgemmStridedBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, strideA, __hk_blas::cu(B), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, strideC, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgemmStridedBatched(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, hipblasStride strideA, const hipDoubleComplex* B, int ldb, hipblasStride strideB, const hipDoubleComplex* beta, hipDoubleComplex* C, int ldc, hipblasStride strideC, int batchCount) {
+  const __hk_trace::LibraryCall trace("hipblasZgemmStridedBatched");
   return __hk_blas::status(cublasZgemmStridedBatched(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, strideA, __hk_blas::cu(B), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), ldc, strideC, batchCount));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSsymm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, int m, int n, const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasSsymm");
   return __hk_blas::status(cublasSsymm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDsymm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, int m, int n, const double* alpha, const double* A, int lda, const double* B, int ldb, const double* beta, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDsymm");
   return __hk_blas::status(cublasDsymm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsymm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, int m, int n, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* B, int ldb, const hipComplex* beta, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCsymm");
   return __hk_blas::status(cublasCsymm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZsymm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* B, int ldb, const hipDoubleComplex* beta, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZsymm");
   return __hk_blas::status(cublasZsymm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSsyrk(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const float* alpha, const float* A, int lda, const float* beta, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasSsyrk");
   return __hk_blas::status(cublasSsyrk_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDsyrk(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const double* alpha, const double* A, int lda, const double* beta, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDsyrk");
   return __hk_blas::status(cublasDsyrk_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsyrk(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* beta, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCsyrk");
   return __hk_blas::status(cublasCsyrk_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZsyrk(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* beta, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZsyrk");
   return __hk_blas::status(cublasZsyrk_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSsyr2k(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasSsyr2k");
   return __hk_blas::status(cublasSsyr2k_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDsyr2k(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const double* alpha, const double* A, int lda, const double* B, int ldb, const double* beta, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDsyr2k");
   return __hk_blas::status(cublasDsyr2k_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCsyr2k(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* B, int ldb, const hipComplex* beta, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCsyr2k");
   return __hk_blas::status(cublasCsyr2k_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZsyr2k(hipblasHandle_t handle, hipblasFillMode_t uplo, hipblasOperation_t transA, int n, int k, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* B, int ldb, const hipDoubleComplex* beta, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZsyr2k");
   return __hk_blas::status(cublasZsyr2k_v2(__hk_blas::cu(handle), __hk_blas::cu(uplo), __hk_blas::cu(transA), n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasStrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const float* alpha, const float* A, int lda, float* B, int ldb) {
+  const __hk_trace::LibraryCall trace("hipblasStrsm");
   return __hk_blas::status(cublasStrsm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDtrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const double* alpha, const double* A, int lda, double* B, int ldb) {
+  const __hk_trace::LibraryCall trace("hipblasDtrsm");
   return __hk_blas::status(cublasDtrsm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCtrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const hipComplex* alpha, const hipComplex* A, int lda, hipComplex* B, int ldb) {
+  const __hk_trace::LibraryCall trace("hipblasCtrsm");
   return __hk_blas::status(cublasCtrsm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZtrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, hipDoubleComplex* B, int ldb) {
+  const __hk_trace::LibraryCall trace("hipblasZtrsm");
   return __hk_blas::status(cublasZtrsm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasStrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const float* alpha, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasStrmm");
   return __hk_blas::status(cublasStrmm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDtrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const double* alpha, const double* A, int lda, const double* B, int ldb, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDtrmm");
   return __hk_blas::status(cublasDtrmm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCtrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* B, int ldb, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCtrmm");
   return __hk_blas::status(cublasCtrmm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZtrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* B, int ldb, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZtrmm");
   return __hk_blas::status(cublasZtrmm_v2(__hk_blas::cu(handle), __hk_blas::cu(side), __hk_blas::cu(uplo), __hk_blas::cu(transA), __hk_blas::cu(diag), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasSgeam(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, const float* alpha, const float* A, int lda, const float* beta, const float* B, int ldb, float* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasSgeam");
   return __hk_blas::status(cublasSgeam(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasDgeam(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, const double* alpha, const double* A, int lda, const double* beta, const double* B, int ldb, double* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasDgeam");
   return __hk_blas::status(cublasDgeam(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasCgeam(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, const hipComplex* alpha, const hipComplex* A, int lda, const hipComplex* beta, const hipComplex* B, int ldb, hipComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasCgeam");
   return __hk_blas::status(cublasCgeam(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasZgeam(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, const hipDoubleComplex* alpha, const hipDoubleComplex* A, int lda, const hipDoubleComplex* beta, const hipDoubleComplex* B, int ldb, hipDoubleComplex* C, int ldc) {
+  const __hk_trace::LibraryCall trace("hipblasZgeam");
   return __hk_blas::status(cublasZgeam(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, __hk_blas::cu(alpha), __hk_blas::cu(A), lda, __hk_blas::cu(beta), __hk_blas::cu(B), ldb, __hk_blas::cu(C), ldc));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasGemmEx(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const void* alpha, const void* A, hipDataType aType, int lda, const void* B, hipDataType bType, int ldb, const void* beta, void* C, hipDataType cType, int ldc, hipblasComputeType_t computeType, hipblasGemmAlgo_t algo) {
+  const __hk_trace::LibraryCall trace("hipblasGemmEx");
   return __hk_blas::status(cublasGemmEx(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), __hk_blas::cu(aType), lda, __hk_blas::cu(B), __hk_blas::cu(bType), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), __hk_blas::cu(cType), ldc, __hk_blas::cu(computeType), __hk_blas::cu(algo)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasGemmBatchedEx(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const void* alpha, const void* A[], hipDataType aType, int lda, const void* B[], hipDataType bType, int ldb, const void* beta, void* C[], hipDataType cType, int ldc, int batchCount, hipblasComputeType_t computeType, hipblasGemmAlgo_t algo) {
+  const __hk_trace::LibraryCall trace("hipblasGemmBatchedEx");
   return __hk_blas::status(cublasGemmBatchedEx(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), __hk_blas::cu(aType), lda, __hk_blas::cu(B), __hk_blas::cu(bType), ldb, __hk_blas::cu(beta), __hk_blas::cu(C), __hk_blas::cu(cType), ldc, batchCount, __hk_blas::cu(computeType), __hk_blas::cu(algo)));
 }
 HIPKIT_BLAS_DECL hipblasStatus_t hipblasGemmStridedBatchedEx(hipblasHandle_t handle, hipblasOperation_t transA, hipblasOperation_t transB, int m, int n, int k, const void* alpha, const void* A, hipDataType aType, int lda, hipblasStride strideA, const void* B, hipDataType bType, int ldb, hipblasStride strideB, const void* beta, void* C, hipDataType cType, int ldc, hipblasStride strideC, int batchCount, hipblasComputeType_t computeType, hipblasGemmAlgo_t algo) {
+  const __hk_trace::LibraryCall trace("hipblasGemmStridedBatchedEx");
   return __hk_blas::status(cublasGemmStridedBatchedEx(__hk_blas::cu(handle), __hk_blas::cu(transA), __hk_blas::cu(transB), m, n, k, __hk_blas::cu(alpha), __hk_blas::cu(A), __hk_blas::cu(aType), lda, strideA, __hk_blas::cu(B), __hk_blas::cu(bType), ldb, strideB, __hk_blas::cu(beta), __hk_blas::cu(C), __hk_blas::cu(cType), ldc, strideC, batchCount, __hk_blas::cu(computeType), __hk_blas::cu(algo)));
 }
 

@@ -3,7 +3,9 @@
 // for -lcublas).  The types, enums and declarations are hipBLAS's (hipkit_blas/api.h); the
 // routines are generated from hipkit/tables/blas_api.py (hipkit_blas/cublas_routines.h):
 // each passes its arguments through __hk_blas::cu (hipBLAS's enums to cuBLAS's) and
-// cuBLAS's answer through __hk_blas::status.  The Python provider converts with the same
+// cuBLAS's answer through __hk_blas::status.  Under `hipkit prof` each call (the routines,
+// and the handle functions the CPU's provider traces too) is an API row named by hipBLAS,
+// its cuBLAS kernels correlated with it (hipkit_nvidia_program/library_trace.h).  The Python provider converts with the same
 // tables (hipkit/platforms/nvidia/blas.py); tests/test_nvidia_blas.py checks they agree.
 #pragma once
 
@@ -26,6 +28,8 @@ struct __nv_bfloat16;
 #include <cublas_v2.h>
 
 #include <type_traits>
+
+#include "../hipkit_nvidia_program/library_trace.h"
 
 #define HIPKIT_BLAS_DECL inline
 #include <hipkit_blas/api.h>
@@ -194,6 +198,7 @@ extern "C" {
 // the program's CUDA runtime binds that device's primary context to this thread first,
 // and cuBLAS, which has a CUDA runtime of its own, works in the context it finds bound.
 inline hipblasStatus_t hipblasCreate(hipblasHandle_t* handle) {
+  const __hk_trace::LibraryCall call("hipblasCreate");
   if (handle == nullptr) return HIPBLAS_STATUS_INVALID_VALUE;
   if (cudaFree(nullptr) != cudaSuccess) return HIPBLAS_STATUS_NOT_INITIALIZED;
   cublasHandle_t made = nullptr;
@@ -203,11 +208,13 @@ inline hipblasStatus_t hipblasCreate(hipblasHandle_t* handle) {
 }
 
 inline hipblasStatus_t hipblasDestroy(hipblasHandle_t handle) {
+  const __hk_trace::LibraryCall call("hipblasDestroy");
   if (handle == nullptr) return HIPBLAS_STATUS_NOT_INITIALIZED;
   return __hk_blas::status(cublasDestroy(__hk_blas::cu(handle)));
 }
 
 inline hipblasStatus_t hipblasSetStream(hipblasHandle_t handle, hipStream_t streamId) {
+  const __hk_trace::LibraryCall call("hipblasSetStream");
   if (handle == nullptr) return HIPBLAS_STATUS_NOT_INITIALIZED;
   return __hk_blas::status(cublasSetStream(__hk_blas::cu(handle), streamId));
 }
@@ -290,20 +297,24 @@ inline hipblasStatus_t hipblasGetVersion(hipblasHandle_t handle, int* version) {
 }
 
 inline hipblasStatus_t hipblasSetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {
+  const __hk_trace::LibraryCall call("hipblasSetVector");
   return __hk_blas::status(cublasSetVector(n, elemSize, x, incx, y, incy));
 }
 
 inline hipblasStatus_t hipblasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {
+  const __hk_trace::LibraryCall call("hipblasGetVector");
   return __hk_blas::status(cublasGetVector(n, elemSize, x, incx, y, incy));
 }
 
 inline hipblasStatus_t hipblasSetMatrix(int rows, int cols, int elemSize, const void* AP, int lda,
                                         void* BP, int ldb) {
+  const __hk_trace::LibraryCall call("hipblasSetMatrix");
   return __hk_blas::status(cublasSetMatrix(rows, cols, elemSize, AP, lda, BP, ldb));
 }
 
 inline hipblasStatus_t hipblasGetMatrix(int rows, int cols, int elemSize, const void* AP, int lda,
                                         void* BP, int ldb) {
+  const __hk_trace::LibraryCall call("hipblasGetMatrix");
   return __hk_blas::status(cublasGetMatrix(rows, cols, elemSize, AP, lda, BP, ldb));
 }
 
