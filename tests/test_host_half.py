@@ -40,7 +40,8 @@ int main() {
   }
   std::fwrite(out.data(), sizeof out[0], out.size(), stdout);
   std::vector<float> floats;
-  for (unsigned p = 0; p < 65536; ++p) floats.push_back(__half2float(__half_raw{static_cast<unsigned short>(p)}));
+  for (unsigned p = 0; p < 65536; ++p)
+    floats.push_back(__half2float(__half_raw{static_cast<unsigned short>(p)}));
   __half2 pair = __floats2half2_rn(1.5f, -2.25f);
   floats.push_back(__low2float(pair) + __high2float(pair) + __half2float(__half(3)));
   std::fwrite(floats.data(), sizeof floats[0], floats.size(), stdout);
@@ -105,7 +106,10 @@ def test_host_conversions_match_numpy(tmp_path, rng, flags):
     with np.errstate(over="ignore"):
         near = values.astype(np.float16).view(np.uint16)
     for column, want, name in zip(
-        range(5), (near, *(r.view(np.uint16) for r in directed(values)), near), ("rn", "rz", "ru", "rd", "double")
+        range(5),
+        (near, *(r.view(np.uint16) for r in directed(values)), near),
+        ("rn", "rz", "ru", "rd", "double"),
+        strict=True,
     ):
         got = halves[:, column]
         assert np.array_equal(got[finite], want[finite]), name

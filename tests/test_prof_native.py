@@ -329,7 +329,9 @@ def blas_traced_on(request, tmp_path_factory) -> tuple[str, Path]:
     if platform == "nvidia" and not (gpu_present() and find_nvcc()):
         pytest.skip("no NVIDIA GPU and nvcc here (BLAS programs are compiled for NVIDIA in test_rocblas)")
     directory = tmp_path_factory.mktemp(f"traced-blas-{platform}")
-    build(directory, "--platform", platform, "-o", "traced_blas", str(PROGRAMS / "traced_blas.cpp"), "-lhipblas")
+    build(
+        directory, "--platform", platform, "-o", "traced_blas", str(PROGRAMS / "traced_blas.cpp"), "-lhipblas"
+    )
     return platform, directory / "traced_blas"
 
 
@@ -352,7 +354,11 @@ def test_a_programs_blas_calls_are_api_rows_with_their_kernels(blas_traced_on, t
         begin, end = start(call), int(call["End_Timestamp"])
         theirs = [k for k in kernels if k["Correlation_Id"] == call["Correlation_Id"]]
         assert theirs and all(begin <= start(k) <= int(k["End_Timestamp"]) for k in theirs), name
-        inside = [c for c in calls if c is not call and c["Thread_Id"] == call["Thread_Id"] and begin <= start(c) <= end]
+        inside = [
+            c
+            for c in calls
+            if c is not call and c["Thread_Id"] == call["Thread_Id"] and begin <= start(c) <= end
+        ]
         assert inside == [], name
 
 
