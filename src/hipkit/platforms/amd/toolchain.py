@@ -63,6 +63,7 @@ class AmdToolchain(GpuToolchain):
     """hipkit cc's AMD platform (``--platform amd``)."""
 
     name = "amd"
+    vendor_headers = True  # ROCm's
     source_language = ("-x", "hip")
     preprocess_only = ("-E", "--cuda-host-only")
 

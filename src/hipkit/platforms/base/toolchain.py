@@ -77,6 +77,9 @@ class Toolchain(ABC):
     # hipkit's own files and folders (relative to the package) that a build
     # runs or reads besides the compiler: its transform, headers, runtime.
     hipkit_parts: tuple[str, ...] = ()
+    # Whether programs get HIP's API from the vendor's headers (ROCm's), not hipkit's:
+    # docs/HIP_API.md tables hipkit's own (hipkit.cc.api_table).
+    vendor_headers = False
 
     @classmethod
     @abstractmethod
