@@ -17,8 +17,8 @@
 //
 // Here: errors, devices, streams, events and host functions; program_memory.h:
 // memory, copies and device globals; program_launch.h: launches, kernel
-// attributes, occupancy; program_module.h: modules; program_visible.h: the
-// *_VISIBLE_DEVICES variables.
+// attributes, occupancy; program_module.h: modules; program_vmm.h: virtual memory
+// management; program_visible.h: the *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
@@ -438,5 +438,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_memory.h"
 #include "program_launch.h"
 #include "program_module.h"
+#include "program_vmm.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H

@@ -21,6 +21,7 @@
 #define HIPKIT_CPU_RUNTIME_H
 
 #include "abi.h"
+#include "runtime_vmm.h"
 
 #ifdef __cplusplus
 extern "C" {
