@@ -18,7 +18,8 @@
 // Here: errors, devices, streams, events and host functions; program_memory.h:
 // memory, copies and device globals; program_launch.h: launches, kernel
 // attributes, occupancy; program_module.h: modules; program_vmm.h: virtual memory
-// management; program_visible.h: the *_VISIBLE_DEVICES variables.
+// management; program_ext.h: HIP's extensions; program_visible.h: the
+// *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
@@ -439,5 +440,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_launch.h"
 #include "program_module.h"
 #include "program_vmm.h"
+#include "program_ext.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H
