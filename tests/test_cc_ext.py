@@ -56,8 +56,8 @@ int main() {
   hipEventCreate(&stop);
   float a = 2.5f;
   void* args[] = {&d, &a, &n};
-  e = hipExtLaunchKernel(reinterpret_cast<const void*>(scale), dim3((n + 127) / 128), dim3(128), args, 0, stream,
-                         start, stop, 0);
+  const void* kernel = reinterpret_cast<const void*>(scale);
+  e = hipExtLaunchKernel(kernel, dim3((n + 127) / 128), dim3(128), args, 0, stream, start, stop, 0);
   printf("launch|%s\n", hipGetErrorName(e));
   printf("launch bad flags|%s\n",
          hipGetErrorName(hipExtLaunchKernel(reinterpret_cast<const void*>(scale), dim3(1), dim3(1), args, 0,
