@@ -19,19 +19,38 @@ struct hkrt_event {};
 
 namespace hk {
 
+// For each other stream (by id), how many of its ops an op enqueued now is
+// ordered after through events (pool reuse: stream_ordered_after).
+using OrderClock = std::vector<StreamPoint>;
+
 struct Stream : hkrt_stream {
   Device* device = nullptr;
   unsigned flags = 0;
   Op* last = nullptr;  // the most recently enqueued op (one reference)
+  uint64_t id = 0;     // never reused
+  uint64_t count = 0;  // ops enqueued
+  OrderClock clock;
 };
 
 struct Event : hkrt_event {
   Device* device = nullptr;
   unsigned flags = 0;
   Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
+  OrderClock clock;  // its stream's, and its point, when recorded
 };
 
 namespace {
+
+std::atomic<uint64_t> next_stream_id{1};
+
+void clock_merge(OrderClock& into, const StreamPoint& point) {
+  for (StreamPoint& known : into)
+    if (known.stream_id == point.stream_id) {
+      known.count = std::max(known.count, point.count);
+      return;
+    }
+  into.push_back(point);
+}
 
 Mutex scheduler_mutex;
 // Every device's streams and events (not their null streams), for checking
@@ -145,6 +164,7 @@ Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
       add_dependency(op, null_stream->last);
     }
     add_dependency(op, extra_dependency);
+    ++s->count;
     if (s->last != nullptr) op_unref(s->last);
     s->last = op;
     op_ref(op);
@@ -205,9 +225,32 @@ int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
 
 Device* stream_device(const Stream* stream) { return stream->device; }
 
+StreamPoint stream_point(Stream* stream) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  return {stream->id, stream->count};
+}
+
+bool stream_ordered_after(Stream* stream, const StreamPoint& point) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (stream->id == point.stream_id) return stream->count >= point.count;
+  for (const StreamPoint& known : stream->clock)
+    if (known.stream_id == point.stream_id && known.count >= point.count) return true;
+  // The legacy null stream and a blocking stream of its device order each other.
+  Stream* null_stream = stream->device->null_stream;
+  auto orders = [&](Stream* s) { return s->id == point.stream_id; };
+  if (stream == null_stream) {
+    for (Stream* s : stream->device->streams)
+      if (is_blocking(s) && orders(s)) return true;
+  } else if (is_blocking(stream) && orders(null_stream)) {
+    return true;
+  }
+  return false;
+}
+
 void streams_init(Device* device) {
   device->null_stream = new Stream;
   device->null_stream->device = device;
+  device->null_stream->id = next_stream_id++;
 }
 
 void drain_all(Device* device) {
@@ -268,6 +311,7 @@ int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
   auto* stream = new Stream;
   stream->device = device;
   stream->flags = flags;
+  stream->id = next_stream_id++;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
   device->streams.insert(stream);
@@ -314,6 +358,7 @@ int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
     collect_tails(s, tails);
   }
   wait_all_and_unref(tails);
+  pools_trim_on_sync();
   return sticky_check(s->device);
 }
 
@@ -353,6 +398,9 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   marker->kind = OpKind::Marker;
   enqueue(s, marker, recorded, false);
   op_unref(recorded);
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (events.count(as_event(event)) != 0)
+    for (const StreamPoint& point : as_event(event)->clock) clock_merge(s->clock, point);
   return HKRT_SUCCESS;
 }
 
@@ -413,6 +461,8 @@ int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
   }
   if (e->op != nullptr) op_unref(e->op);
   e->op = op;
+  e->clock = s->clock;
+  clock_merge(e->clock, {s->id, s->count});
   return HKRT_SUCCESS;
 }
 
@@ -428,6 +478,7 @@ int hkrt_event_synchronize(hkrt_event* event) {
     if (op != nullptr) op_ref(op);
   }
   if (op != nullptr) wait_and_unref(op);
+  pools_trim_on_sync();
   return sticky_check(device);
 }
 
