@@ -12,45 +12,12 @@
 #include <unordered_set>
 
 #include "internal.h"
+#include "stream_types.h"
 
-// The handles are empty at global scope: their state is internal.
-struct hkrt_stream {};
-struct hkrt_event {};
 
 namespace hk {
 
-// For each other stream (by id), how many of its ops an op enqueued now is
-// ordered after through events (pool reuse: stream_ordered_after).
-using OrderClock = std::vector<StreamPoint>;
-
-struct Stream : hkrt_stream {
-  Device* device = nullptr;
-  unsigned flags = 0;
-  Op* last = nullptr;  // the most recently enqueued op (one reference)
-  uint64_t id = 0;     // never reused
-  uint64_t count = 0;  // ops enqueued
-  OrderClock clock;
-};
-
-struct Event : hkrt_event {
-  Device* device = nullptr;
-  unsigned flags = 0;
-  Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
-  OrderClock clock;  // its stream's, and its point, when recorded
-};
-
 namespace {
-
-std::atomic<uint64_t> next_stream_id{1};
-
-void clock_merge(OrderClock& into, const StreamPoint& point) {
-  for (StreamPoint& known : into)
-    if (known.stream_id == point.stream_id) {
-      known.count = std::max(known.count, point.count);
-      return;
-    }
-  into.push_back(point);
-}
 
 Mutex scheduler_mutex;
 // Every device's streams and events (not their null streams), for checking
@@ -66,9 +33,6 @@ std::atomic<uint32_t> sleeping_hosts{0};
 // without a futex round trip.
 constexpr int64_t kHostSpinNs = 50000;
 
-bool is_blocking(const Stream* stream) {
-  return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
-}
 
 // Under the scheduler lock.
 void add_dependency(Op* op, Op* dependency) {
@@ -124,6 +88,10 @@ int event_check_locked(hkrt_event* event) {
 }
 
 }  // namespace
+
+bool is_blocking(const Stream* stream) {
+  return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
+}
 
 Lock scheduler_lock() {
   return Lock(scheduler_mutex);
@@ -225,32 +193,10 @@ int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
 
 Device* stream_device(const Stream* stream) { return stream->device; }
 
-StreamPoint stream_point(Stream* stream) {
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  return {stream->id, stream->count};
-}
-
-bool stream_ordered_after(Stream* stream, const StreamPoint& point) {
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  if (stream->id == point.stream_id) return stream->count >= point.count;
-  for (const StreamPoint& known : stream->clock)
-    if (known.stream_id == point.stream_id && known.count >= point.count) return true;
-  // The legacy null stream and a blocking stream of its device order each other.
-  Stream* null_stream = stream->device->null_stream;
-  auto orders = [&](Stream* s) { return s->id == point.stream_id; };
-  if (stream == null_stream) {
-    for (Stream* s : stream->device->streams)
-      if (is_blocking(s) && orders(s)) return true;
-  } else if (is_blocking(stream) && orders(null_stream)) {
-    return true;
-  }
-  return false;
-}
-
 void streams_init(Device* device) {
   device->null_stream = new Stream;
   device->null_stream->device = device;
-  device->null_stream->id = next_stream_id++;
+  device->null_stream->id = next_stream_id();
 }
 
 void drain_all(Device* device) {
@@ -311,7 +257,7 @@ int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
   auto* stream = new Stream;
   stream->device = device;
   stream->flags = flags;
-  stream->id = next_stream_id++;
+  stream->id = next_stream_id();
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
   device->streams.insert(stream);
