@@ -254,6 +254,7 @@ int hkrt_device_synchronize(int index) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   drain_all(device);
+  pools_trim_on_sync();
   return sticky_check(device);
 }
 
@@ -269,6 +270,8 @@ int hkrt_device_reset(int index) {
   drain_every_device();
   unload_all_modules(device);
   destroy_streams_and_events(device);
+  pools_forget(device);
+  limits_reset(device);
   free_all_allocations(device);
   peers_forget(device);
   {

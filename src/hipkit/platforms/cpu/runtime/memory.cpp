@@ -26,13 +26,17 @@ constexpr size_t kMapMin = 1 << 20;
 struct Allocation {
   size_t size;      // as requested
   size_t reserved;  // as allocated (rounded up)
-  int kind;         // 1 device, 2 pinned host (hkrt_pointer_info)
+  int kind;         // HKRT_MEMORY_*
   Device* owner;    // freed by its reset; null: pinned memory of no device
   bool mapped;
+  uint64_t id;      // never reused (HIP_POINTER_ATTRIBUTE_BUFFER_ID)
+  unsigned flags;   // as allocated or registered (hipHostGetFlags)
+  MemPool* pool;    // the memory pool whose block it is, or null
 };
 
 std::mutex memory_mutex;
 std::map<uintptr_t, Allocation> allocations;
+uint64_t next_id = 1;  // under memory_mutex
 
 // A "Key:   N kB" line of /proc/meminfo, in bytes (0 if missing).
 uint64_t meminfo_bytes(const char* key) {
@@ -51,29 +55,37 @@ uint64_t meminfo_bytes(const char* key) {
 }
 
 void release(uintptr_t address, const Allocation& allocation) {
+  if (allocation.kind == HKRT_MEMORY_MANAGED) managed_forget(address);
+  if (allocation.kind == HKRT_MEMORY_REGISTERED) return;  // the caller's memory
   if (allocation.mapped)
     munmap(reinterpret_cast<void*>(address), allocation.reserved);
   else
     free(reinterpret_cast<void*>(address));
-  if (allocation.kind == 1) allocation.owner->allocated_bytes.fetch_sub(allocation.size);
+  if (allocation.kind != HKRT_MEMORY_HOST)
+    allocation.owner->allocated_bytes.fetch_sub(allocation.size);
 }
 
-// The allocation `ptr` lies in, or null (under memory_mutex).
-const Allocation* find_locked(const void* ptr) {
+// The allocation `ptr` lies in, or end() (under memory_mutex).
+std::map<uintptr_t, Allocation>::iterator entry_locked(const void* ptr) {
   auto it = allocations.upper_bound(uintptr_t(ptr));
-  if (it == allocations.begin()) return nullptr;
+  if (it == allocations.begin()) return allocations.end();
   --it;
-  return uintptr_t(ptr) - it->first < it->second.size ? &it->second : nullptr;
+  return uintptr_t(ptr) - it->first < it->second.size ? it : allocations.end();
+}
+const Allocation* find_locked(const void* ptr) {
+  auto it = entry_locked(ptr);
+  return it != allocations.end() ? &it->second : nullptr;
 }
 
 // `owner` may be null for pinned memory only.
-int allocate(Device* owner, void** ptr, size_t size, int kind) {
+int allocate(Device* owner, void** ptr, size_t size, int kind, unsigned flags = 0,
+             MemPool* pool = nullptr) {
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "malloc: NULL output pointer");
   if (owner != nullptr)
     if (int error = sticky_check(owner)) return error;
   *ptr = nullptr;
   if (size == 0) return HKRT_SUCCESS;
-  if (kind == 1) {
+  if (kind != HKRT_MEMORY_HOST) {
     // The device's share, as a GPU's memory: counted when allocated, not when touched.
     const uint64_t total = owner->total_bytes;
     const uint64_t used = owner->allocated_bytes.fetch_add(size);
@@ -98,11 +110,12 @@ int allocate(Device* owner, void** ptr, size_t size, int kind) {
     p = aligned_alloc(kAlignment, reserved);
   }
   if (p == nullptr) {
-    if (kind == 1) owner->allocated_bytes.fetch_sub(size);
+    if (kind != HKRT_MEMORY_HOST) owner->allocated_bytes.fetch_sub(size);
     return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
   }
   std::lock_guard<std::mutex> lock(memory_mutex);
-  allocations[uintptr_t(p)] = Allocation{size, reserved, kind, owner, mapped};
+  allocations[uintptr_t(p)] =
+      Allocation{size, reserved, kind, owner, mapped, next_id++, flags, pool};
   *ptr = p;
   return HKRT_SUCCESS;
 }
@@ -110,13 +123,19 @@ int allocate(Device* owner, void** ptr, size_t size, int kind) {
 int deallocate(void* ptr, int kind) {
   if (int error = ensure_init()) return error;
   if (ptr == nullptr) return HKRT_SUCCESS;
+  MemPool* pool = nullptr;
   {
     std::lock_guard<std::mutex> lock(memory_mutex);
     auto it = allocations.find(uintptr_t(ptr));
-    if (it == allocations.end() || it->second.kind != kind)
+    const int found = it == allocations.end() ? 0 : it->second.kind;
+    // hipFree frees managed memory too.
+    if (found != kind && !(kind == HKRT_MEMORY_DEVICE && found == HKRT_MEMORY_MANAGED))
       return fail(HKRT_ERROR_INVALID_VALUE, "%p was not returned by %s", ptr,
                   kind == 1 ? "hkrt_malloc" : "hkrt_host_malloc");
+    pool = it->second.pool;
   }
+  // A pool's block goes back to its pool, once the device's work is done.
+  if (pool != nullptr) return pool_free_sync(pool, ptr);
   // As hipFree: queued work that may still use the memory finishes first,
   // on every device, since any device's kernels can reach it.
   drain_every_device();
@@ -150,7 +169,8 @@ Side side_of(const void* ptr) {
   std::lock_guard<std::mutex> lock(memory_mutex);
   const Allocation* found = find_locked(ptr);
   if (found == nullptr) return {};
-  return {found->kind, found->kind == 1 ? found->owner : nullptr};
+  const bool on_device = found->kind == HKRT_MEMORY_DEVICE || found->kind == HKRT_MEMORY_MANAGED;
+  return {found->kind, on_device ? found->owner : nullptr};
 }
 
 // The common part of hkrt_memcpy and hkrt_memcpy_peer.
@@ -197,6 +217,27 @@ int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t 
 
 }  // namespace
 
+bool allocation_find(const void* ptr, AllocationInfo* out) {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = entry_locked(ptr);
+  if (it == allocations.end()) return false;
+  const Allocation& a = it->second;
+  *out = AllocationInfo{it->first, a.size, a.kind, a.owner, a.id, a.flags, a.pool};
+  return true;
+}
+
+int allocate_pool_block(Device* owner, MemPool* pool, size_t size, void** out) {
+  return allocate(owner, out, size, HKRT_MEMORY_DEVICE, 0, pool);
+}
+
+void release_pool_block(void* base) {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = allocations.find(uintptr_t(base));
+  if (it == allocations.end()) return;
+  release(it->first, it->second);
+  allocations.erase(it);
+}
+
 uint64_t mem_total_bytes() {
   static const uint64_t total = meminfo_bytes("MemTotal");
   return total;
@@ -205,7 +246,7 @@ uint64_t mem_total_bytes() {
 void free_all_allocations(Device* device) {
   std::lock_guard<std::mutex> lock(memory_mutex);
   for (auto it = allocations.begin(); it != allocations.end();) {
-    if (it->second.owner != device) {
+    if (it->second.owner != device || it->second.pool != nullptr) {
       ++it;
       continue;
     }
@@ -227,13 +268,74 @@ int hkrt_malloc(int index, void** ptr, size_t size) {
 }
 int hkrt_free(void* ptr) { return deallocate(ptr, 1); }
 int hkrt_host_malloc(int index, void** ptr, size_t size) {
+  return hkrt_host_alloc(index, ptr, size, 0);
+}
+int hkrt_host_alloc(int index, void** ptr, size_t size, unsigned flags) {
   Device* device = nullptr;
   if (index == -1) {
     if (int error = ensure_init()) return error;
   } else if (int error = device_get(index, &device)) {
     return error;
   }
-  return allocate(device, ptr, size, 2);
+  return allocate(device, ptr, size, HKRT_MEMORY_HOST, flags);
+}
+int hkrt_managed_malloc(int index, void** ptr, size_t size, unsigned flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  return allocate(device, ptr, size, HKRT_MEMORY_MANAGED, flags);
+}
+
+int hkrt_host_register(int index, void* ptr, size_t size, unsigned flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (ptr == nullptr || size == 0)
+    return fail(HKRT_ERROR_INVALID_VALUE, "host register: NULL pointer or size 0");
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  // Registered or allocated memory overlapping the range.
+  auto next = allocations.lower_bound(uintptr_t(ptr));
+  if (entry_locked(ptr) != allocations.end() ||
+      (next != allocations.end() && next->first - uintptr_t(ptr) < size))
+    return fail(HKRT_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                "host register: [%p, +%zu) overlaps memory already registered or allocated", ptr,
+                size);
+  allocations[uintptr_t(ptr)] =
+      Allocation{size, size, HKRT_MEMORY_REGISTERED, device, false, next_id++, flags, nullptr};
+  return HKRT_SUCCESS;
+}
+
+int hkrt_host_unregister(void* ptr) {
+  if (int error = ensure_init()) return error;
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    auto it = allocations.find(uintptr_t(ptr));
+    if (ptr == nullptr || it == allocations.end() || it->second.kind != HKRT_MEMORY_REGISTERED)
+      return fail(HKRT_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p was not registered", ptr);
+  }
+  // Queued copies from or to it finish first.
+  drain_every_device();
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = allocations.find(uintptr_t(ptr));
+  if (it == allocations.end() || it->second.kind != HKRT_MEMORY_REGISTERED)
+    return fail(HKRT_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p was unregistered twice", ptr);
+  allocations.erase(it);
+  return HKRT_SUCCESS;
+}
+
+int hkrt_pointer_query(const void* ptr, hkrt_pointer_attributes* out) {
+  if (int error = ensure_init()) return error;
+  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "pointer query: NULL output");
+  AllocationInfo info{};
+  *out = hkrt_pointer_attributes{};
+  out->device = -1;
+  if (!allocation_find(ptr, &info)) return HKRT_SUCCESS;
+  out->kind = info.kind;
+  out->device = info.owner != nullptr ? info.owner->index : -1;
+  out->base = reinterpret_cast<void*>(info.base);
+  out->size = info.size;
+  out->buffer_id = info.id;
+  out->flags = info.flags;
+  out->pool = reinterpret_cast<hkrt_mem_pool*>(info.pool);
+  return HKRT_SUCCESS;
 }
 int hkrt_host_free(void* ptr) { return deallocate(ptr, 2); }
 

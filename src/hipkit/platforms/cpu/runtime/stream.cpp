@@ -12,24 +12,10 @@
 #include <unordered_set>
 
 #include "internal.h"
+#include "stream_types.h"
 
-// The handles are empty at global scope: their state is internal.
-struct hkrt_stream {};
-struct hkrt_event {};
 
 namespace hk {
-
-struct Stream : hkrt_stream {
-  Device* device = nullptr;
-  unsigned flags = 0;
-  Op* last = nullptr;  // the most recently enqueued op (one reference)
-};
-
-struct Event : hkrt_event {
-  Device* device = nullptr;
-  unsigned flags = 0;
-  Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
-};
 
 namespace {
 
@@ -47,9 +33,6 @@ std::atomic<uint32_t> sleeping_hosts{0};
 // without a futex round trip.
 constexpr int64_t kHostSpinNs = 50000;
 
-bool is_blocking(const Stream* stream) {
-  return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
-}
 
 // Under the scheduler lock.
 void add_dependency(Op* op, Op* dependency) {
@@ -106,6 +89,10 @@ int event_check_locked(hkrt_event* event) {
 
 }  // namespace
 
+bool is_blocking(const Stream* stream) {
+  return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
+}
+
 Lock scheduler_lock() {
   return Lock(scheduler_mutex);
 }
@@ -145,6 +132,7 @@ Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
       add_dependency(op, null_stream->last);
     }
     add_dependency(op, extra_dependency);
+    ++s->count;
     if (s->last != nullptr) op_unref(s->last);
     s->last = op;
     op_ref(op);
@@ -208,6 +196,7 @@ Device* stream_device(const Stream* stream) { return stream->device; }
 void streams_init(Device* device) {
   device->null_stream = new Stream;
   device->null_stream->device = device;
+  device->null_stream->id = next_stream_id();
 }
 
 void drain_all(Device* device) {
@@ -268,6 +257,7 @@ int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
   auto* stream = new Stream;
   stream->device = device;
   stream->flags = flags;
+  stream->id = next_stream_id();
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
   device->streams.insert(stream);
@@ -314,6 +304,7 @@ int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
     collect_tails(s, tails);
   }
   wait_all_and_unref(tails);
+  pools_trim_on_sync();
   return sticky_check(s->device);
 }
 
@@ -353,6 +344,9 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   marker->kind = OpKind::Marker;
   enqueue(s, marker, recorded, false);
   op_unref(recorded);
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (events.count(as_event(event)) != 0)
+    for (const StreamPoint& point : as_event(event)->clock) clock_merge(s->clock, point);
   return HKRT_SUCCESS;
 }
 
@@ -413,6 +407,8 @@ int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
   }
   if (e->op != nullptr) op_unref(e->op);
   e->op = op;
+  e->clock = s->clock;
+  clock_merge(e->clock, {s->id, s->count});
   return HKRT_SUCCESS;
 }
 
@@ -428,6 +424,7 @@ int hkrt_event_synchronize(hkrt_event* event) {
     if (op != nullptr) op_ref(op);
   }
   if (op != nullptr) wait_and_unref(op);
+  pools_trim_on_sync();
   return sticky_check(device);
 }
 

@@ -78,7 +78,9 @@ typedef enum hipMemoryType {
   hipMemoryTypeUnregistered = 0,
   hipMemoryTypeHost = 1,
   hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3
+  hipMemoryTypeManaged = 3,
+  hipMemoryTypeArray = 10,
+  hipMemoryTypeUnified = 11
 } hipMemoryType;
 
 // Flags are macros, as in HIP: a literal 0 passed as a stream stays a null pointer.

@@ -3,6 +3,8 @@
 #ifndef HIPKIT_CPU_PROGRAM_MEMORY_H
 #define HIPKIT_CPU_PROGRAM_MEMORY_H
 
+#include "memory_types.h"
+
 namespace __hk {
 
 // The device-memory part of a copy: a symbol's bytes [offset, offset + bytes).
@@ -26,29 +28,6 @@ inline hipError_t copy(void* dst, const void* src, size_t bytes, int kind, hipSt
   return result(hkrt_memcpy(current(), dst, src, bytes, kind, stream, async));
 }
 
-inline hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                          size_t height, int kind, hipStream_t stream, int async) {
-  if (width > dpitch || width > spitch) return result(hipErrorInvalidPitchValue);
-  if (dpitch == width && spitch == width) return copy(dst, src, width * height, kind, stream, async);
-  for (size_t row = 0; row < height; ++row) {
-    hipError_t code = copy(static_cast<char*>(dst) + row * dpitch,
-                           static_cast<const char*>(src) + row * spitch, width, kind, stream, async);
-    if (code != hipSuccess) return code;
-  }
-  return hipSuccess;
-}
-
-inline hipError_t set_2d(void* dst, size_t pitch, int value, size_t width, size_t height,
-                         hipStream_t stream, int async) {
-  if (width > pitch) return result(hipErrorInvalidPitchValue);
-  for (size_t row = 0; row < height; ++row) {
-    int code = hkrt_memset(current(), static_cast<char*>(dst) + row * pitch,
-                           uint32_t(value) & 0xffu, width, 1, stream, async);
-    if (code != hipSuccess) return result(code);
-  }
-  return hipSuccess;
-}
-
 }  // namespace __hk
 
 // ---- Memory --------------------------------------------------------------------
@@ -62,20 +41,12 @@ inline hipError_t hipFree(void* ptr) {
   __HK_API_CALL();
   return __hk_api_call.freed(__hk::result(hkrt_free(ptr)), ptr, false);
 }
-inline hipError_t hipMallocManaged(void** ptr, size_t size,
-                                   unsigned int flags = hipMemAttachGlobal) {
-  __HK_API_CALL();
-  if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
-    return __hk::result(hipErrorInvalidValue);
-  return __hk_api_call.allocated(__hk::result(hkrt_malloc(__hk::current(), ptr, size)), ptr, size,
-                                 false);
-}
 inline hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
   __HK_API_CALL();
-  (void)flags;  // every kind of host memory is the same on the CPU
-  // The current device's, as CUDA's: its reset frees it.
-  return __hk_api_call.allocated(__hk::result(hkrt_host_malloc(__hk::current(), ptr, size)), ptr,
-                                 size, true);
+  // Every kind of host memory is the same on the CPU; the flags are kept
+  // for hipHostGetFlags.  The current device's, as CUDA's: its reset frees it.
+  return __hk_api_call.allocated(
+      __hk::result(hkrt_host_alloc(__hk::current(), ptr, size, flags)), ptr, size, true);
 }
 inline hipError_t hipMallocHost(void** ptr, size_t size) {
   __HK_API_CALL();
@@ -100,11 +71,6 @@ inline hipError_t hipMalloc(T** ptr, size_t size) {
   return hipMalloc(reinterpret_cast<void**>(ptr), size);
 }
 template <class T>
-inline hipError_t hipMallocManaged(T** ptr, size_t size, unsigned int flags = hipMemAttachGlobal) {
-  __HK_API_CALL();
-  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
-}
-template <class T>
 inline hipError_t hipHostMalloc(T** ptr, size_t size, unsigned int flags = hipHostMallocDefault) {
   __HK_API_CALL();
   return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
@@ -120,44 +86,12 @@ inline hipError_t hipHostAlloc(T** ptr, size_t size, unsigned int flags) {
   return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
 }
 
-inline hipError_t hipHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {
-  __HK_API_CALL();
-  if (device_ptr == nullptr || host_ptr == nullptr || flags != 0)
-    return __hk::result(hipErrorInvalidValue);
-  *device_ptr = host_ptr;  // one address space
-  return hipSuccess;
-}
-inline hipError_t hipHostRegister(void* ptr, size_t size, unsigned int) {
-  __HK_API_CALL();
-  return ptr == nullptr || size == 0 ? __hk::result(hipErrorInvalidValue) : hipSuccess;
-}
-inline hipError_t hipHostUnregister(void* ptr) {
-  __HK_API_CALL();
-  return ptr == nullptr ? __hk::result(hipErrorInvalidValue) : hipSuccess;
-}
-
-inline hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
-  __HK_API_CALL();
-  if (attributes == nullptr || ptr == nullptr) return __hk::result(hipErrorInvalidValue);
-  memset(attributes, 0, sizeof(*attributes));
-  int kind = 0, owner = -1;
-  if (int code = hkrt_pointer_info(ptr, &kind, &owner)) return __hk::result(code);
-  attributes->type = kind == 1 ? hipMemoryTypeDevice : kind == 2 ? hipMemoryTypeHost
-                                                                 : hipMemoryTypeUnregistered;
-  // The device whose memory it is; other memory, the current device (as HIP
-  // reports for host memory).
-  const int ordinal = owner >= 0 ? __hk::ordinal_of(owner) : -1;
-  attributes->device = ordinal >= 0 ? ordinal : __hk::current_device;
-  attributes->devicePointer = attributes->hostPointer = const_cast<void*>(ptr);
-  return hipSuccess;
-}
-
 inline hipError_t hipMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   __HK_API_CALL();
   return __hk::result(hkrt_mem_get_info(__hk::current(), free_bytes, total_bytes));
 }
 
-typedef void* hipDeviceptr_t;
+
 
 inline hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, hipMemcpyKind kind) {
   __HK_API_CALL();
@@ -194,17 +128,6 @@ inline hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, siz
                                      hipStream_t stream) {
   __HK_API_CALL();
   return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, stream);
-}
-inline hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
-                              size_t width, size_t height, hipMemcpyKind kind) {
-  __HK_API_CALL();
-  return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, 0);
-}
-inline hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
-                                   size_t width, size_t height, hipMemcpyKind kind,
-                                   hipStream_t stream = nullptr) {
-  __HK_API_CALL();
-  return __hk::copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 1);
 }
 // Serialized with the work queued on both devices' null streams; the
 // asynchronous form with `stream` only (of any device; 0: the current one's).
@@ -261,15 +184,6 @@ inline hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
                                     hipStream_t stream = nullptr) {
   __HK_API_CALL();
   return __hk::result(hkrt_memset(__hk::current(), dst, uint32_t(value), count, 4, stream, 1));
-}
-inline hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  __HK_API_CALL();
-  return __hk::set_2d(dst, pitch, value, width, height, nullptr, 0);
-}
-inline hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width,
-                                   size_t height, hipStream_t stream = nullptr) {
-  __HK_API_CALL();
-  return __hk::set_2d(dst, pitch, value, width, height, stream, 1);
 }
 
 // ---- Device globals (__device__, __constant__, __managed__ variables) -----------
@@ -370,5 +284,9 @@ inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t by
   if (hipError_t code = __hk::symbol_range(&symbol, sizeof(T), offset, bytes, &src)) return code;
   return __hk::copy(dst, src, bytes, kind, stream, 1);
 }
+
+#include "program_memory2d.h"
+#include "program_memory_info.h"
+#include "program_pool.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_MEMORY_H

@@ -11,34 +11,7 @@
 
 #include <stdint.h>
 
-typedef enum hipMemLocationType {
-  hipMemLocationTypeInvalid = 0,
-  hipMemLocationTypeDevice = 1
-} hipMemLocationType;
-typedef struct hipMemLocation {
-  hipMemLocationType type;
-  int id;
-} hipMemLocation;
-typedef enum hipMemAccessFlags {
-  hipMemAccessFlagsProtNone = 0,
-  hipMemAccessFlagsProtRead = 1,
-  hipMemAccessFlagsProtReadWrite = 3
-} hipMemAccessFlags;
-typedef struct hipMemAccessDesc {
-  hipMemLocation location;
-  hipMemAccessFlags flags;
-} hipMemAccessDesc;
-typedef enum hipMemAllocationType {
-  hipMemAllocationTypeInvalid = 0x0,
-  hipMemAllocationTypePinned = 0x1,
-  hipMemAllocationTypeMax = 0x7FFFFFFF
-} hipMemAllocationType;
-typedef enum hipMemAllocationHandleType {
-  hipMemHandleTypeNone = 0x0,
-  hipMemHandleTypePosixFileDescriptor = 0x1,
-  hipMemHandleTypeWin32 = 0x2,
-  hipMemHandleTypeWin32Kmt = 0x4
-} hipMemAllocationHandleType;
+// hipMemLocation, hipMemAccessDesc and the allocation enums are memory_types.h's.
 #include "hipkit_portable/vmm_types.h"
 typedef enum hipMemAllocationGranularity_flags {
   hipMemAllocationGranularityMinimum = 0x0,

@@ -1,0 +1,43 @@
+// The state of streams and events, shared by stream.cpp (their ordering)
+// and stream_order.cpp (what pool reuse asks of that order).
+#ifndef HIPKIT_CPU_RUNTIME_STREAM_TYPES_H
+#define HIPKIT_CPU_RUNTIME_STREAM_TYPES_H
+
+#include "internal.h"
+
+// The handles are empty at global scope: their state is internal.
+struct hkrt_stream {};
+struct hkrt_event {};
+
+namespace hk {
+
+// For each other stream (by id), how many of its ops an op enqueued now is
+// ordered after through events (pool reuse: stream_ordered_after).
+using OrderClock = std::vector<StreamPoint>;
+
+struct Stream : hkrt_stream {
+  Device* device = nullptr;
+  unsigned flags = 0;
+  Op* last = nullptr;  // the most recently enqueued op (one reference)
+  uint64_t id = 0;     // never reused
+  uint64_t count = 0;  // ops enqueued
+  OrderClock clock;
+};
+
+struct Event : hkrt_event {
+  Device* device = nullptr;
+  unsigned flags = 0;
+  Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
+  OrderClock clock;  // its stream's, and its point, when recorded
+};
+
+// A new stream's id (never reused).
+uint64_t next_stream_id();
+// Adds `point` to `into` (the later of the two where both know its stream).
+void clock_merge(OrderClock& into, const StreamPoint& point);
+// Whether ops of `stream` and of its device's null stream order each other.
+bool is_blocking(const Stream* stream);
+
+}  // namespace hk
+
+#endif  // HIPKIT_CPU_RUNTIME_STREAM_TYPES_H
