@@ -164,6 +164,15 @@ template <class F> bool spin_until(F ready, int64_t budget_ns) {
 
 enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker, HostFunc };
 
+// A cooperative launch's grid barrier (cooperative.cpp): blocks that finished
+// count as arrived, as a block's finished threads do at __syncthreads.
+struct GridBarrier {
+  Mutex mutex;
+  uint32_t live = 0;     // blocks not finished
+  uint32_t arrived = 0;  // blocks waiting
+  std::atomic<uint32_t> generation{0};
+};
+
 struct KernelLaunch {
   const hk_kernel_desc* desc = nullptr;
   Module* module = nullptr;  // null for kernels not loaded from a module
@@ -173,6 +182,7 @@ struct KernelLaunch {
   uint32_t static_shared_bytes = 0;  // for activity records
   void** args = nullptr;  // args[i] points to the copy of argument i, all in `storage`
   std::unique_ptr<unsigned char[]> storage;
+  std::unique_ptr<GridBarrier> grid_barrier;  // a cooperative launch's; null otherwise
 };
 
 // One unit of work on a stream.  Ops form a dependency graph: an op runs once
@@ -324,6 +334,12 @@ Lock scheduler_lock();
 
 class FiberPool;
 
+// cooperative.cpp: a block of a cooperative launch has finished.
+void grid_block_finished(GridBarrier* grid);
+// Whether launch `k` (cooperative) can have every block running at once; the
+// error through fail() if not.
+int cooperative_check(const KernelLaunch& k, const Device* device);
+
 // A worker thread and what it keeps between blocks and launches.
 struct Worker {
   static constexpr uint32_t kMaxThreads = 1024;
@@ -362,6 +378,7 @@ struct ExecContext {
   // finished job's module may already be unloaded.
   const hk_kernel_desc* kernel = nullptr;
   Worker* worker = nullptr;  // null on host threads (no fibers, no scratch)
+  GridBarrier* grid = nullptr;  // the kernel's, in a cooperative launch
   int code = 0;
   char detail[512];
 };
