@@ -65,8 +65,14 @@ __HK_CG_FN void grid_sync() {
   }
   __syncthreads();
 }
+// A failed assert (hipErrorAssert): NVRTC's built-in __assertfail, or under nvcc the
+// C library's __assert_fail, which CUDA lets device code call.
 __HK_CG_FN void invalid(const char* message) {
+#ifdef __CUDACC_RTC__
   __assertfail(message, "hip/hip_cooperative_groups.h", 0, "cooperative_groups", 1);
+#else
+  __assert_fail(message, "hip/hip_cooperative_groups.h", 0, "cooperative_groups");
+#endif
 }
 }  // namespace __hk_cg
 
