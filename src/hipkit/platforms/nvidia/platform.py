@@ -475,21 +475,7 @@ class NvidiaPlatform(GpuPlatform):
         attribute = self._cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         self._check(self._cu.cuFuncSetAttribute(function.native[0], attribute, nbytes), function.name)
 
-    def launch_cooperative(self, device, function, grid, block, shared_mem, stream, args) -> None:
-        self._use(device)
-        cu_function, arguments = function.native
-        params, params_address = arguments.params(args)  # held during the call
-        (err,) = self._cu.cuLaunchCooperativeKernel(
-            cu_function, *grid, *block, shared_mem, stream, params_address if args else 0
-        )
-        if not err and self._blocking:
-            (err,) = self._cu.cuStreamSynchronize(stream)
-        if err:
-            raise HipError(
-                launch_error(int(err)),
-                f"cooperative launch of {function.name} on grid {grid}, block {block}: {describe(self._cu, err)}",
-            )
-
+    launch_cooperative = driver.launch_cooperative
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:
