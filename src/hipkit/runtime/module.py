@@ -287,13 +287,37 @@ class Kernel:
             return self._max_dynamic_shared
         return max(self.device.properties.sharedMemPerBlock - self.info.static_shared_bytes, 0)
 
-    def launch(self, grid, block, args=(), shared_mem: int = 0, stream: Stream | None = None) -> None:
+    def launch(
+        self,
+        grid,
+        block,
+        args=(),
+        shared_mem: int = 0,
+        stream: Stream | None = None,
+        cooperative: bool = False,
+    ) -> None:
         """Launch on ``grid`` blocks of ``block`` threads (each an int, a 1-3 tuple
         or a dim3-like object), with ``shared_mem`` bytes of dynamic shared memory,
         on ``stream`` (None: the null stream; or another library's stream, see
         :func:`~hipkit.runtime.stream.stream_handle`).  Returns at once; errors in the
-        kernel appear at the next synchronization."""
-        _Launcher(self, grid, block, shared_mem, stream)(*args)
+        kernel appear at the next synchronization.
+
+        ``cooperative=True`` is hipLaunchCooperativeKernel: every block runs at once,
+        so the kernel may call ``cooperative_groups::this_grid().sync()``; a grid of
+        more blocks than can be co-resident (hipOccupancyMaxActiveBlocksPerMultiprocessor
+        times multiProcessorCount) raises hipErrorCooperativeLaunchTooLarge.
+
+        >>> k.launch(blocks, 256, (x, n), cooperative=True)
+        """
+        launcher = _Launcher(self, grid, block, shared_mem, stream)
+        if not cooperative:
+            return launcher(*args)
+        module, native, info, reset_generation, platform, pack = launcher.parts
+        if module._generation != reset_generation(native):
+            module._check()
+        platform.launch_cooperative(
+            native, info, launcher.grid, launcher.block, launcher.shared_mem, launcher.stream, pack(args)
+        )
 
     def __getitem__(self, config) -> _Launcher:
         """``kernel[grid, block]`` or ``kernel[grid, block, shared_mem, stream]``,

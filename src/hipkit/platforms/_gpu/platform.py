@@ -40,12 +40,15 @@ class LaunchArguments:
     ``extra``, {BUFFER_POINTER, the arguments, BUFFER_SIZE, &size, END}.  The
     size stays in memory with the kernel, as BUFFER_SIZE takes its address."""
 
-    __slots__ = ("_size", "_size_address", "_buffer_pointer", "_buffer_size", "_end")
+    __slots__ = ("_size", "_size_address", "_buffer_pointer", "_buffer_size", "_end", "_offsets")
 
     def __init__(self, params: Iterable[Param], markers: LaunchMarkers):
         nbytes = 0
+        self._offsets: list[int] = []
         for p in params:  # the C layout of the parameters, as the packer lays them out
-            nbytes += -nbytes % max(p.align, 1) + p.size
+            nbytes += -nbytes % max(p.align, 1)
+            self._offsets.append(nbytes)
+            nbytes += p.size
         self._size = ctypes.c_size_t(nbytes)
         self._size_address = ctypes.addressof(self._size)
         # Each in a slot of its own: this is on every launch's path.
@@ -59,6 +62,14 @@ class LaunchArguments:
             self._buffer_pointer, id(args) + BYTES_DATA, self._buffer_size, self._size_address, self._end
         )
         return extra, id(extra) + BYTES_DATA
+
+    def params(self, args: bytes) -> tuple[object, int]:
+        """The ``kernelParams`` array for a launch call that takes no ``extra``
+        (a cooperative launch): a pointer to each argument in the packed ``args``,
+        and its address; the caller holds both during the call."""
+        base = id(args) + BYTES_DATA
+        array = (ctypes.c_void_p * max(len(self._offsets), 1))(*(base + o for o in self._offsets))
+        return array, ctypes.addressof(array)
 
 
 def _mangled(name: str) -> str:

@@ -312,6 +312,23 @@ class Platform(ABC):
         args: bytes,
     ) -> None: ...
 
+    def launch_cooperative(
+        self,
+        device: int,
+        function: FunctionInfo,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem: int,
+        stream: int,
+        args: bytes,
+    ) -> None:
+        """Launch as :meth:`launch` does, with every block of the grid running at once so
+        that grid.sync() works (hipLaunchCooperativeKernel); a grid larger than can be
+        co-resident is hipErrorCooperativeLaunchTooLarge.  By default the platform cannot."""
+        from ..._errors import HipError, hipError_t
+
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no cooperative launches")
+
     # -- libraries: the platform's own runtime state, for vendor libraries called on its behalf
     def make_current(self, device: int) -> None:  # noqa: B027 - a default: no state to set
         """Make ``device`` current in the calling thread for the platform's own runtime,

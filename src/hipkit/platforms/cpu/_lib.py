@@ -106,6 +106,10 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
         c_int,
         [c_int, c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_size_t],
     ),
+    "hkrt_launch_cooperative": (
+        c_int,
+        [c_int, c_void_p, _u32_array, _u32_array, c_uint32, c_void_p, c_void_p, c_void_p, c_size_t],
+    ),
     # fn is a C function pointer (a ctypes CFUNCTYPE object that the caller keeps alive).
     "hkrt_launch_host_func": (c_int, [c_int, c_void_p, c_void_p, c_void_p, c_char_p, ctypes.c_uint]),
     # Whole programs (hipkit cc) call these from C++; declared for completeness.
@@ -197,6 +201,7 @@ _CONTRACT_HEADERS = (
     "hipkit_cpu/runtime.h",
     "hipkit_cpu/runtime_module.h",
     "hipkit_cpu/runtime_memory.h",
+    "hipkit_cpu/runtime_vmm.h",
     "hipkit_cpu/program_visible.h",  # the trace writer names devices as programs number them
 )
 # The shared headers it includes: the trace file the CUPTI library writes too.

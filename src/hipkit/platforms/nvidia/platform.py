@@ -475,6 +475,7 @@ class NvidiaPlatform(GpuPlatform):
         attribute = self._cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         self._check(self._cu.cuFuncSetAttribute(function.native[0], attribute, nbytes), function.name)
 
+    launch_cooperative = driver.launch_cooperative
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:

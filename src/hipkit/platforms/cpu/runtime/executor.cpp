@@ -37,6 +37,9 @@ struct Pool {
   std::atomic<uint32_t> sleeping_workers{0};
   std::atomic<uint32_t> spinning_workers{0};
   uint32_t max_spinning_workers = 1;
+  // The cooperative launch whose blocks workers run (scheduler lock): one at a
+  // time, so that each has every worker it may need at its grid barrier.
+  Op* cooperative = nullptr;
 };
 
 namespace {
@@ -51,7 +54,7 @@ constexpr size_t kWorkerStackBytes = 8 << 20;
 // Blocks claimed at once: large chunks while much is left, single blocks at
 // the end so that the last workers finish together (guided scheduling).
 uint64_t chunk_for(const Op* op, uint64_t remaining) {
-  if (op->kind != OpKind::Kernel) return 1;
+  if (op->kind != OpKind::Kernel || op->kernel.grid_barrier) return 1;
   uint64_t chunk = remaining / (2 * uint64_t(op->device->num_workers));
   return chunk < 1 ? 1 : chunk > 64 ? 64 : chunk;
 }
@@ -107,12 +110,14 @@ void run_blocks(Worker* w, const KernelLaunch& k, uint64_t begin, uint64_t end) 
   unsigned char* const scratch_begin = w->scratch[0].begin;
   unsigned char* const scratch_end = w->scratch[0].end;
   const Device* const device = w->device;
+  GridBarrier* const grid = k.grid_barrier.get();
   for (uint64_t i = begin; i < end && !device->halted(); ++i) {
     *block_idx = index;
     block->scratch_cur = scratch_begin;
     block->scratch_end = scratch_end;
     w->scratch_chunk = 0;
     entry(args);
+    if (grid != nullptr) grid_block_finished(grid);
     if (++index.x == gx) {
       index.x = 0;
       if (++index.y == gy) {
@@ -157,6 +162,7 @@ void describe(ExecContext* exec, const Op* op) {
                : op->kind == OpKind::HostFunc ? "host function"
                                               : "kernel";
   exec->kernel = op->kind == OpKind::Kernel ? op->kernel.desc : nullptr;
+  exec->grid = op->kind == OpKind::Kernel ? op->kernel.grid_barrier.get() : nullptr;
 }
 
 void run_job(Worker* w, ExecContext* exec, Op* op) {
@@ -187,10 +193,13 @@ Op* take_job(Pool* pool, uint64_t* backlog) {
   for (Op* op : pool->active_jobs) {
     uint64_t next = op->next.load(std::memory_order_relaxed);
     if (next >= op->total) continue;
+    const bool cooperative = op->kind == OpKind::Kernel && op->kernel.grid_barrier;
+    if (cooperative && pool->cooperative != nullptr && pool->cooperative != op) continue;
     *backlog += op->total - next;
     if (job == nullptr) {
       job = op;
       op_ref(op);
+      if (cooperative) pool->cooperative = op;
     }
   }
   return job;
@@ -308,6 +317,12 @@ void wake_workers(uint64_t mask) {
 
 void retire_job_locked(Op* op) {
   Pool* pool = op->device->pool;
+  if (pool->cooperative == op) {
+    // Workers that passed over the next cooperative launch look again.
+    pool->cooperative = nullptr;
+    pool->job_generation.fetch_add(1, std::memory_order_seq_cst);
+    wake_sleepers(pool, pool->active_count.load(std::memory_order_relaxed));
+  }
   for (size_t i = 0; i < pool->active_jobs.size(); ++i) {
     if (pool->active_jobs[i] == op) {
       pool->active_jobs.erase(pool->active_jobs.begin() + long(i));

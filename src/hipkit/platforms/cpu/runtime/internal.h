@@ -165,6 +165,15 @@ template <class F> bool spin_until(F ready, int64_t budget_ns) {
 
 enum class OpKind : uint8_t { Kernel, Copy, Set, Record, Marker, HostFunc };
 
+// A cooperative launch's grid barrier (cooperative.cpp): blocks that finished
+// count as arrived, as a block's finished threads do at __syncthreads.
+struct GridBarrier {
+  Mutex mutex;
+  uint32_t live = 0;     // blocks not finished
+  uint32_t arrived = 0;  // blocks waiting
+  std::atomic<uint32_t> generation{0};
+};
+
 struct KernelLaunch {
   const hk_kernel_desc* desc = nullptr;
   Module* module = nullptr;  // null for kernels not loaded from a module
@@ -174,6 +183,7 @@ struct KernelLaunch {
   uint32_t static_shared_bytes = 0;  // for activity records
   void** args = nullptr;  // args[i] points to the copy of argument i, all in `storage`
   std::unique_ptr<unsigned char[]> storage;
+  std::unique_ptr<GridBarrier> grid_barrier;  // a cooperative launch's; null otherwise
 };
 
 // One unit of work on a stream.  Ops form a dependency graph: an op runs once
@@ -325,6 +335,12 @@ Lock scheduler_lock();
 
 class FiberPool;
 
+// cooperative.cpp: a block of a cooperative launch has finished.
+void grid_block_finished(GridBarrier* grid);
+// Whether launch `k` (cooperative) can have every block running at once; the
+// error through fail() if not.
+int cooperative_check(const KernelLaunch& k, const Device* device);
+
 // A worker thread and what it keeps between blocks and launches.
 struct Worker {
   static constexpr uint32_t kMaxThreads = 1024;
@@ -363,6 +379,7 @@ struct ExecContext {
   // finished job's module may already be unloaded.
   const hk_kernel_desc* kernel = nullptr;
   Worker* worker = nullptr;  // null on host threads (no fibers, no scratch)
+  GridBarrier* grid = nullptr;  // the kernel's, in a cooperative launch
   int code = 0;
   char detail[512];
 };
@@ -398,55 +415,6 @@ void fibers_abandon();
 // True if `address` lies in a guard page of one of the pool's stacks.
 bool fiber_pool_is_guard(const FiberPool* pool, const void* address);
 
-// ---- memory.cpp --------------------------------------------------------------
-
-uint64_t mem_total_bytes();  // the host's
-// hkrt_device_reset's part: frees every allocation the device owns (its
-// pools' blocks are left to pools_forget).
-void free_all_allocations(Device* device);
-
-struct MemPool;  // pool.cpp
-// What memory.cpp knows of the allocation a pointer lies in.
-struct AllocationInfo {
-  uintptr_t base;
-  size_t size;
-  int kind;  // HKRT_MEMORY_*
-  Device* owner;
-  uint64_t id;
-  unsigned flags;
-  MemPool* pool;
-};
-bool allocation_find(const void* ptr, AllocationInfo* out);
-// A block of `pool`: device memory of `owner`, counted as hkrt_malloc's;
-// hkrt_free of it calls pool_free_sync.
-int allocate_pool_block(Device* owner, MemPool* pool, size_t size, void** out);
-void release_pool_block(void* base);
-
-// ---- pool.cpp / managed.cpp --------------------------------------------------
-
-// hkrt_free of a pool's block: after the work queued on every device, it goes
-// back to the pool.
-int pool_free_sync(MemPool* pool, void* ptr);
-// Called by every synchronizing call: pools release what they hold beyond their
-// release thresholds of blocks no pending work may use.
-void pools_trim_on_sync();
-// hkrt_device_reset's part: frees the device's pools and their blocks.
-void pools_forget(Device* device);
-// Drops the advice given for the managed allocation at `base` (it is freed).
-void managed_forget(uintptr_t base);
-// hkrt_device_reset's part: the device's limits go back to their defaults.
-void limits_reset(Device* device);
-
-// Where a stream is in its order, and whether another stream's next op is
-// ordered after that point (by the stream itself, the legacy null stream, or
-// events waited on, directly or through other streams).
-struct StreamPoint {
-  uint64_t stream_id = 0;
-  uint64_t count = 0;  // ops enqueued on it up to that point
-};
-StreamPoint stream_point(Stream* stream);
-bool stream_ordered_after(Stream* stream, const StreamPoint& point);
-
 // ---- peer.cpp --------------------------------------------------------------------
 
 // hkrt_device_reset's part: ends peer access from and to the device.
@@ -479,6 +447,8 @@ void function_forget_locked(const hk_kernel_desc* desc);
 const void* program_generic_function(const hk_kernel_desc* desc);
 
 }  // namespace hk
+
+#include "internal_memory.h"
 
 #pragma GCC visibility pop
 

@@ -143,6 +143,8 @@ int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const v
                   "launch of %s on CPU device %d: its module is loaded on device %d",
                   function->name, device->index, module_device(info.module)->index);
     if (int error = validate(function, info, k.grid, k.block, dynamic_shared)) return error;
+    if (k.grid_barrier)
+      if (int error = cooperative_check(k, device)) return error;
     const uint32_t n = function->num_params;
     if (args == nullptr && packed_bytes != info.packed_bytes && packed_bytes != info.padded_bytes)
       return fail(HKRT_ERROR_INVALID_VALUE, "%s takes %zu bytes of packed arguments, not %zu",
@@ -181,7 +183,7 @@ int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const v
 // record of its own (activity.h).
 int launch(int index, const hk_kernel_desc* function, const uint32_t grid[3],
            const uint32_t block[3], uint32_t dynamic_shared, hkrt_stream* stream,
-           const void* packed, size_t packed_bytes, void** args) {
+           const void* packed, size_t packed_bytes, void** args, bool cooperative = false) {
   const bool traced = activity_session.load(std::memory_order_relaxed) != 0;
   const int64_t call_ns = traced ? now_ns() : 0;
   if (int error = ensure_init()) return error;
@@ -193,6 +195,10 @@ int launch(int index, const hk_kernel_desc* function, const uint32_t grid[3],
   k.grid = {grid[0], grid[1], grid[2]};
   k.block = {block[0], block[1], block[2]};
   k.dynamic_shared_bytes = dynamic_shared;
+  if (cooperative) {
+    k.grid_barrier.reset(new GridBarrier);
+    k.grid_barrier->live = grid[0] * grid[1] * grid[2];  // at most the workers, once checked
+  }
   bool enqueued = false;
   Device* device = nullptr;
   int error = device_get(index, &device);
@@ -265,6 +271,18 @@ int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_
                        hkrt_stream* stream, const void* arg_buffer, size_t arg_bytes) {
   return launch(device, function, grid, block, dynamic_shared_bytes, stream, arg_buffer,
                 arg_bytes, nullptr);
+}
+
+int hkrt_launch_cooperative(int device, const hk_kernel_desc* function, const uint32_t grid[3],
+                            const uint32_t block[3], uint32_t dynamic_shared_bytes,
+                            hkrt_stream* stream, void** args, const void* arg_buffer,
+                            size_t arg_bytes) {
+  if (function != nullptr && function->num_params > 0 && args == nullptr && arg_buffer == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "%s: NULL argument array", function->name);
+  static void* no_arguments[1];
+  if (args == nullptr && arg_buffer == nullptr) args = no_arguments;
+  return launch(device, function, grid, block, dynamic_shared_bytes, stream, arg_buffer,
+                arg_bytes, args, true);
 }
 
 }  // extern "C"

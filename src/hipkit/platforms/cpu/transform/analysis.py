@@ -38,6 +38,13 @@ SYNC_OPS = {
     "__syncthreads_or": ("block_or", 0),
 }
 SYNC_NAMES = BARRIERS | frozenset(SYNC_OPS)
+# Cooperative groups (hip/hip_cooperative_groups.h): the functions that make groups or
+# synchronize them.  In a unit that includes the header, a kernel calling one runs on
+# fibers, where they work anywhere.
+COOPERATIVE_NAMES = frozenset(
+    """this_thread_block this_grid coalesced_threads tiled_partition sync reduce inclusive_scan
+    exclusive_scan shfl shfl_up shfl_down shfl_xor ballot any all match_any match_all""".split()
+)
 # Functions whose result depends only on their arguments.
 PURE_FUNCTIONS = frozenset(
     """min max abs fabs fabsf sqrt sqrtf rsqrt rsqrtf cbrt cbrtf exp expf exp2 exp2f log logf
@@ -134,6 +141,11 @@ def unary_context(prev: Token) -> bool:
     return prev.kind == IDENT and prev.text in ("return", "case", "sizeof")
 
 
+def cooperative_names(text: str) -> frozenset[str]:
+    """The names of cooperative groups if the preprocessed unit includes them."""
+    return COOPERATIVE_NAMES if "namespace cooperative_groups" in text else frozenset()
+
+
 def called_names(toks: list[Token], lo: int, hi: int) -> set[str]:
     names = set()
     for j in range(lo, hi):
@@ -160,14 +172,17 @@ def called_names(toks: list[Token], lo: int, hi: int) -> set[str]:
     return names
 
 
-def synchronizing_functions(toks: list[Token], functions: list[Function]) -> set[str]:
-    """Names of non-kernel functions that (may) reach a barrier or warp operation."""
+def synchronizing_functions(
+    toks: list[Token], functions: list[Function], extra: frozenset[str] = frozenset()
+) -> set[str]:
+    """Names of non-kernel functions that (may) reach a barrier or warp operation (or
+    call a name of ``extra``)."""
     calls: dict[str, set[str]] = {}
     for f in functions:
         if f.body_open is None or "__hk_global" in f.specifiers:
             continue
         calls.setdefault(f.name, set()).update(called_names(toks, *f.body))
-    sync = {name for name, called in calls.items() if called & SYNC_NAMES}
+    sync = {name for name, called in calls.items() if called & (SYNC_NAMES | extra)}
     changed = True
     while changed:
         changed = False

@@ -38,9 +38,16 @@ class Kernel:
 
 
 def block_function(
-    unit: Unit, fn: Function, sync_functions, needs_tls, device_globals, fiber: dict[str, str]
+    unit: Unit,
+    fn: Function,
+    sync_functions,
+    needs_tls,
+    device_globals,
+    fiber: dict[str, str],
+    cooperative: frozenset[str] = frozenset(),
 ):
-    """The C++ text that replaces kernel ``fn``'s definition, and how the kernel runs."""
+    """The C++ text that replaces kernel ``fn``'s definition, and how the kernel runs
+    (a kernel calling a name of ``cooperative``, cooperative groups', on fibers)."""
     toks = unit.toks
     assert fn.body_open is not None and fn.body_close is not None
     name = "::".join([*filter(None, fn.namespace), fn.name])
@@ -61,9 +68,11 @@ def block_function(
         prologue.append(f"__hk_b.note_launch_bounds({bound});")
     called = called_names(toks, fn.body_open, fn.body_close)
     # Barriers or warp operations, in the kernel or in functions it calls.
-    uses_sync = bool(called & (SYNC_NAMES | sync_functions))
+    uses_sync = bool(called & (SYNC_NAMES | sync_functions | cooperative))
     reason = ""  # why the kernel is not split
-    if called & sync_functions:
+    if called & cooperative:
+        reason = "uses cooperative groups (" + ", ".join(sorted(called & cooperative)) + ")"
+    elif called & sync_functions:
         reason = "calls " + ", ".join(sorted(called & sync_functions)) + ", which synchronize"
     elif name in fiber or (uses_sync and "" in fiber):
         reason = fiber.get(name) or fiber[""]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from ....cxx.brackets import ParseError, match_close
 from ....cxx.lexer import IDENT, Token
 from ....cxx.toplevel import scan_top_level
-from .analysis import reads_thread_identity, synchronizing_functions
+from .analysis import cooperative_names, reads_thread_identity, synchronizing_functions
 from .descriptors import module_descriptor
 from .kernels import Kernel, block_function
 from .launches import launch_rewrites
@@ -82,7 +82,8 @@ def transform(
         raise TransformError(str(exc)) from None
     _default_rewrites(unit, top)
 
-    sync_functions = synchronizing_functions(toks, top.functions)
+    cooperative = cooperative_names(text)
+    sync_functions = synchronizing_functions(toks, top.functions, cooperative)
     kernels = [f for f in top.functions if "__hk_global" in f.specifiers and f.body_open is not None]
     kernel_ranges = [k.body for k in kernels]
     if program:
@@ -95,7 +96,9 @@ def transform(
     edits: list[tuple[int, int, str]] = []
     result = Result("", user_files=frozenset(unit.files[:-1]))
     for fn in kernels:
-        code, kernel = block_function(unit, fn, sync_functions, needs_tls, device_globals, fiber or {})
+        code, kernel = block_function(
+            unit, fn, sync_functions, needs_tls, device_globals, fiber or {}, cooperative
+        )
         close = fn.body[1]
         # The generated code has lines of its own: say where the user's text goes on.
         resume = f'\n# {toks[close].line} "{unit.files[close]}"\n' + " " * toks[close].col

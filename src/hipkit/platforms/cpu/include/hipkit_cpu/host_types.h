@@ -30,6 +30,8 @@ typedef enum hipMemcpyKind {
 // hipkit.hip.hipDeviceAttribute_t).
 typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeClockRate = 5,
+  hipDeviceAttributeCooperativeLaunch = 10,
+  hipDeviceAttributeCooperativeMultiDeviceLaunch = 11,
   hipDeviceAttributeL2CacheSize = 19,
   hipDeviceAttributeComputeCapabilityMajor = 23,
   hipDeviceAttributeMaxBlockDimX = 26,

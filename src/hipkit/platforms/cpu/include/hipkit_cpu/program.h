@@ -185,6 +185,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   // A worker thread (a "multiprocessor") runs one block at a time.
   prop->maxThreadsPerMultiProcessor = int(info.max_threads_per_block);
   prop->maxBlocksPerMultiProcessor = 1;
+  prop->cooperativeLaunch = 1;  // grids of at most one block per worker (program_cooperative.h)
   prop->integrated = 1;  // the host's own memory
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
@@ -235,6 +236,8 @@ inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribu
       *value = p.totalGlobalMem > size_t(INT32_MAX) ? INT32_MAX : int(p.totalGlobalMem);
       break;
     case hipDeviceAttributeWarpSize: *value = p.warpSize; break;
+    case hipDeviceAttributeCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *value = p.cooperativeMultiDeviceLaunch; break;
     default: return __hk::result(hipErrorInvalidValue);
   }
   return hipSuccess;
@@ -441,5 +444,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_module.h"
 #include "program_vmm.h"
 #include "program_ext.h"
+#include "program_cooperative.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H

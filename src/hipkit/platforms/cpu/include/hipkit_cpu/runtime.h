@@ -52,6 +52,7 @@ enum {
   HKRT_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
   HKRT_ERROR_ASSERT = 710,
   HKRT_ERROR_LAUNCH_FAILURE = 719,
+  HKRT_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
   HKRT_ERROR_NOT_SUPPORTED = 801,
   HKRT_ERROR_UNKNOWN = 999
 };
@@ -206,6 +207,15 @@ int hkrt_launch_packed(int device, const hk_kernel_desc* function, const uint32_
                        const uint32_t block[3], uint32_t dynamic_shared_bytes,
                        hkrt_stream* stream, const void* arg_buffer,
                        size_t arg_bytes);
+
+// A cooperative launch (hipLaunchCooperativeKernel): as hkrt_launch with `args`,
+// or hkrt_launch_packed with `arg_buffer` (args NULL); grid.sync() works in it.
+// Every block runs on a worker of its own, so a grid of more blocks than the
+// device has workers is hipErrorCooperativeLaunchTooLarge.
+int hkrt_launch_cooperative(int device, const hk_kernel_desc* function, const uint32_t grid[3],
+                            const uint32_t block[3], uint32_t dynamic_shared_bytes,
+                            hkrt_stream* stream, void** args, const void* arg_buffer,
+                            size_t arg_bytes);
 
 // Host functions on streams (hipLaunchHostFunc, hipStreamAddCallback, and the
 // work of libraries built on this runtime): fn(data) runs on one of the
