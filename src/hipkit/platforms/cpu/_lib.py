@@ -196,6 +196,7 @@ _CONTRACT_HEADERS = (
     "hipkit_cpu/abi.h",
     "hipkit_cpu/runtime.h",
     "hipkit_cpu/runtime_module.h",
+    "hipkit_cpu/runtime_graph.h",
     "hipkit_cpu/program_visible.h",  # the trace writer names devices as programs number them
 )
 # The shared headers it includes: the trace file the CUPTI library writes too.
