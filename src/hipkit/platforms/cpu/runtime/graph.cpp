@@ -91,14 +91,16 @@ std::unique_ptr<Graph> graph_clone(const Graph& graph,
   std::unique_ptr<Graph> copy(new Graph);
   std::unordered_map<const Node*, Node*> local;
   for (const auto& n : graph.nodes) {
-    std::vector<Node*> deps;
-    for (const Node* d : n->deps) deps.push_back(local.at(d));
-    Node* c = node_add(copy.get(), deps);
+    Node* c = node_add(copy.get(), {});
     node_copy_params(*c, *n);
-    if (n->child != nullptr && map != nullptr) {  // the nested nodes, in the same order
-      c->child = graph_clone(*n->child, map);
-    }
+    if (n->child != nullptr && map != nullptr) c->child = graph_clone(*n->child, map);
     local[n.get()] = c;
+  }
+  // The edges in their order (a dependency may have been added after its node).
+  for (const auto& n : graph.nodes) {
+    Node* c = local.at(n.get());
+    for (const Node* d : n->deps) c->deps.push_back(local.at(d));
+    for (const Node* d : n->dependents) c->dependents.push_back(local.at(d));
   }
   if (map != nullptr) map->insert(local.begin(), local.end());
   return copy;

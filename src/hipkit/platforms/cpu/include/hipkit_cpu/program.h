@@ -438,5 +438,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_memory.h"
 #include "program_launch.h"
 #include "program_module.h"
+#include "program_graph.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H
