@@ -108,6 +108,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     ),
     # fn is a C function pointer (a ctypes CFUNCTYPE object that the caller keeps alive).
     "hkrt_launch_host_func": (c_int, [c_int, c_void_p, c_void_p, c_void_p, c_char_p, ctypes.c_uint]),
+    "hkrt_stream_begin_capture": (c_int, [c_int, c_void_p, c_int]),
+    "hkrt_stream_end_capture": (c_int, [c_int, c_void_p, _out_handle]),
+    "hkrt_graph_instantiate": (c_int, [_out_handle, c_void_p, ctypes.c_ulonglong]),
+    "hkrt_graph_launch": (c_int, [c_int, c_void_p, c_void_p]),
+    "hkrt_graph_exec_destroy": (c_int, [c_void_p]),
+    "hkrt_graph_destroy": (c_int, [c_void_p]),
     # Whole programs (hipkit cc) call these from C++; declared for completeness.
     "hkrt_program_register": (c_int, [c_void_p]),
     "hkrt_program_function": (c_int, [c_void_p, c_void_p, c_char_p, _out_handle]),
