@@ -51,11 +51,10 @@ inline hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNod
   return __hk_hip_result(cudaGraphRemoveDependencies(graph, from, to, __HK_EDGE_DATA count));
 }
 
-inline hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus* status,
-                                             unsigned long long* id = nullptr,
-                                             hipGraph_t* graph = nullptr,
-                                             const hipGraphNode_t** dependencies = nullptr,
-                                             size_t* count = nullptr) {
+inline hipError_t hipStreamGetCaptureInfo_v2(
+    hipStream_t stream, hipStreamCaptureStatus* status, unsigned long long* id = nullptr,
+    hipGraph_t* graph = nullptr, const hipGraphNode_t** dependencies = nullptr,
+    size_t* count = nullptr) {
 #if CUDART_VERSION >= 13000
   return __hk_hip_result(
       cudaStreamGetCaptureInfo(stream, status, id, graph, dependencies, nullptr, count));
