@@ -57,6 +57,8 @@ _EXPORTS = {
     "compile": ".runtime.module",
     "Event": ".runtime.stream",
     "Stream": ".runtime.stream",
+    "Graph": ".runtime.graph",
+    "graph": ".runtime.graph",
 }
 
 if TYPE_CHECKING:
@@ -75,6 +77,7 @@ if TYPE_CHECKING:
         zeros_like,
     )
     from .runtime.module import Kernel, Module, compile
+    from .runtime.graph import Graph, graph
     from .runtime.stream import Event, Stream
 
 
@@ -105,6 +108,7 @@ __all__ = [
     "DeviceArray",
     "DeviceProperties",
     "Event",
+    "Graph",
     "HipError",
     "Kernel",
     "Module",
@@ -118,6 +122,7 @@ __all__ = [
     "empty_pinned",
     "from_dlpack",
     "get_device",
+    "graph",
     "hipError_t",
     "mark",
     "profile",

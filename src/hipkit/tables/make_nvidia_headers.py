@@ -80,6 +80,16 @@ HAND_WRITTEN = {
     "hiprtcCompileProgram": "adds hipkit's device headers and the device's architecture (rtc.h)",
     "hipStreamCallback_t": "told a hipError_t, not a cudaError_t",
     "hipStreamAddCallback": "takes a hipStreamCallback_t",
+    # CUDA 12 and 13 changed these graph calls; HIP keeps the older forms (graph.h).
+    "hipGraphInstantiate": "HIP's error node and log, CUDA's flags (graph.h)",
+    "hipGraphExecUpdate": "HIP's error node and result, CUDA's result info (graph.h)",
+    "hipGraphGetEdges": "CUDA 13 adds edge data (graph.h)",
+    "hipGraphNodeGetDependencies": "CUDA 13 adds edge data (graph.h)",
+    "hipGraphNodeGetDependentNodes": "CUDA 13 adds edge data (graph.h)",
+    "hipGraphAddDependencies": "CUDA 13 adds edge data (graph.h)",
+    "hipGraphRemoveDependencies": "CUDA 13 adds edge data (graph.h)",
+    "hipStreamGetCaptureInfo": "CUDA 13 adds the graph, dependencies and edge data (graph.h)",
+    "hipStreamGetCaptureInfo_v2": "CUDA 13 folds it into cudaStreamGetCaptureInfo (graph.h)",
 }
 # The driver's values module_names.h maps: the types and constants of the module API.
 DRIVER_VALUE_PREFIXES = ("hipModule", "hipFunction", "HIP_FUNC_ATTRIBUTE_", "HIP_LAUNCH_PARAM_", "hipJit")

@@ -20,6 +20,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from ..._errors import HipError, hipError_t
+
 # The device-library headers every platform shares (include/hipkit_portable):
 # plain C++ over HIP's device API, included by each platform's own headers.
 PORTABLE_INCLUDE_DIR = Path(__file__).parent.parent / "include"
@@ -222,6 +224,27 @@ class Platform(ABC):
 
     @abstractmethod
     def event_elapsed(self, device: int, start: int, stop: int) -> float: ...
+
+    # -- graphs (stream capture; hipErrorNotSupported where a platform has none)
+    def stream_begin_capture(self, device: int, stream: int, mode: int) -> None:
+        """Start capturing ``stream``'s work (mode: hipStreamCaptureMode's number)."""
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
+
+    def stream_end_capture(self, device: int, stream: int) -> int:
+        """End the capture; the graph's handle."""
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
+
+    def graph_instantiate(self, device: int, graph: int) -> int:
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
+
+    def graph_launch(self, device: int, graph_exec: int, stream: int) -> None:
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
+
+    def graph_exec_destroy(self, device: int, graph_exec: int) -> None:
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
+
+    def graph_destroy(self, device: int, graph: int) -> None:
+        raise HipError(hipError_t.hipErrorNotSupported, f"{self.name}: no graphs")
 
     @abstractmethod
     def synchronize(self, device: int) -> None: ...

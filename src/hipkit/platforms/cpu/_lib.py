@@ -112,6 +112,12 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     ),
     # fn is a C function pointer (a ctypes CFUNCTYPE object that the caller keeps alive).
     "hkrt_launch_host_func": (c_int, [c_int, c_void_p, c_void_p, c_void_p, c_char_p, ctypes.c_uint]),
+    "hkrt_stream_begin_capture": (c_int, [c_int, c_void_p, c_int]),
+    "hkrt_stream_end_capture": (c_int, [c_int, c_void_p, _out_handle]),
+    "hkrt_graph_instantiate": (c_int, [_out_handle, c_void_p, ctypes.c_ulonglong]),
+    "hkrt_graph_launch": (c_int, [c_int, c_void_p, c_void_p]),
+    "hkrt_graph_exec_destroy": (c_int, [c_void_p]),
+    "hkrt_graph_destroy": (c_int, [c_void_p]),
     # Whole programs (hipkit cc) call these from C++; declared for completeness.
     "hkrt_program_register": (c_int, [c_void_p]),
     "hkrt_program_function": (c_int, [c_void_p, c_void_p, c_char_p, _out_handle]),
@@ -202,6 +208,7 @@ _CONTRACT_HEADERS = (
     "hipkit_cpu/runtime_module.h",
     "hipkit_cpu/runtime_memory.h",
     "hipkit_cpu/runtime_vmm.h",
+    "hipkit_cpu/runtime_graph.h",
     "hipkit_cpu/program_visible.h",  # the trace writer names devices as programs number them
 )
 # The shared headers it includes: the trace file the CUPTI library writes too.

@@ -204,6 +204,28 @@ class CpuPlatform(Platform):
     def stream_wait_event(self, device, stream, event) -> None:
         self._call(self._lib.hkrt_stream_wait_event(device, stream or None, event, 0))
 
+    def stream_begin_capture(self, device, stream, mode) -> None:
+        self._call(self._lib.hkrt_stream_begin_capture(device, stream or None, mode))
+
+    def stream_end_capture(self, device, stream) -> int:
+        graph = ctypes.c_void_p()
+        self._call(self._lib.hkrt_stream_end_capture(device, stream or None, ctypes.byref(graph)))
+        return graph.value or 0
+
+    def graph_instantiate(self, device, graph) -> int:
+        graph_exec = ctypes.c_void_p()
+        self._call(self._lib.hkrt_graph_instantiate(ctypes.byref(graph_exec), graph, 0))
+        return graph_exec.value or 0
+
+    def graph_launch(self, device, graph_exec, stream) -> None:
+        self._call(self._lib.hkrt_graph_launch(device, graph_exec, stream or None))
+
+    def graph_exec_destroy(self, device, graph_exec) -> None:
+        self._call(self._lib.hkrt_graph_exec_destroy(graph_exec))
+
+    def graph_destroy(self, device, graph) -> None:
+        self._call(self._lib.hkrt_graph_destroy(graph))
+
     def event_create(self, device, timing, blocking) -> int:
         handle = ctypes.c_void_p()
         flags = (0 if timing else 0x2) | (0x1 if blocking else 0)

@@ -35,6 +35,7 @@ from .activity import Activity
 from .compiler import Binary, looks_like_image
 from .cupti_buffers import COPY, SET
 from .driver import describe, hip_code, launch_error
+from .graphs import Graphs
 
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
 log = logging.getLogger("hipkit")
@@ -44,7 +45,7 @@ _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
 
 
-class NvidiaPlatform(GpuPlatform):
+class NvidiaPlatform(Graphs, GpuPlatform):
     """NVIDIA GPUs through the CUDA driver; kernels compiled by NVRTC."""
 
     name = "nvidia"

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <string>
 
-#include "internal.h"
+#include "graph.h"
 
 namespace hk {
 
@@ -253,6 +253,7 @@ int hkrt_sticky_error(int index) {
 int hkrt_device_synchronize(int index) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
+  if (int error = capture_admit(nullptr, kCaptureUnsafe)) return error;
   drain_all(device);
   pools_trim_on_sync();
   return sticky_check(device);

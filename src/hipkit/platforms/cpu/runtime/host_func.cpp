@@ -7,7 +7,7 @@
 // run as a small copy is (run_small), inline where its stream is idle.  Being an op, it is ordered with the
 // kernels, copies, events and waits of its stream by enqueue() (stream.cpp),
 // and a fault in it is caught as a kernel's (run_job in executor.cpp).
-#include "internal.h"
+#include "graph.h"
 
 using namespace hk;
 
@@ -23,6 +23,9 @@ int hkrt_launch_host_func(int index, hkrt_stream* handle, void (*fn)(void*), voi
   Stream* stream = nullptr;
   if (int error = stream_get(device, handle, &stream)) return error;
   if (int error = sticky_check(stream_device(stream))) return error;
+  // A callback told the sticky error runs once: it cannot be replayed.
+  const bool once = (flags & HKRT_HOST_FUNC_ALWAYS) != 0;
+  if (int error = capture_admit(stream, once ? kCaptureRefuse : kCaptureEnqueue)) return error;
   auto* op = new Op;
   op->kind = OpKind::HostFunc;
   op->is_job = (flags & HKRT_HOST_FUNC_SMALL) == 0;

@@ -182,6 +182,7 @@ struct KernelLaunch {
   uint32_t dynamic_shared_bytes = 0;
   uint32_t static_shared_bytes = 0;  // for activity records
   void** args = nullptr;  // args[i] points to the copy of argument i, all in `storage`
+  size_t arg_bytes = 0;   // the arguments' bytes in `storage` (copy_launch)
   std::unique_ptr<unsigned char[]> storage;
   std::unique_ptr<GridBarrier> grid_barrier;  // a cooperative launch's; null otherwise
 };

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "internal.h"
+#include "graph.h"
 
 namespace hk {
 
@@ -54,7 +54,14 @@ unsigned char* allocate_arguments(KernelLaunch& k, const hk_kernel_desc* desc,
   auto* bytes = reinterpret_cast<unsigned char*>(
       round_up(reinterpret_cast<uintptr_t>(k.storage.get()) + pointers, 64));
   for (uint32_t i = 0; i < desc->num_params; ++i) k.args[i] = bytes + info.offsets[i];
+  k.arg_bytes = info.padded_bytes;
   return bytes;
+}
+
+unsigned char* argument_bytes(const KernelLaunch& k) {
+  const size_t pointers = k.desc->num_params * sizeof(void*);
+  return reinterpret_cast<unsigned char*>(
+      round_up(reinterpret_cast<uintptr_t>(k.storage.get()) + pointers, 64));
 }
 
 // Runs the block function once with nthreads == 0, on this thread: it runs
@@ -111,21 +118,14 @@ int validate(const hk_kernel_desc* desc, const FunctionInfo& info, const hk_inde
   return HKRT_SUCCESS;
 }
 
-// Checks the launch `k` describes and enqueues it (`*enqueued` then true):
-// exactly one of `packed` (with `packed_bytes`) and `args` gives the arguments.
-int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const void* packed,
-                   size_t packed_bytes, void** args, int64_t call_ns, bool* enqueued) {
+}  // namespace
+
+// Checks a launch of `k` and copies its arguments: exactly one of `packed`
+// (with `packed_bytes`) and `args` gives them.
+int prepare_launch(KernelLaunch& k, Device* device, const void* packed, size_t packed_bytes,
+                   void** args) {
   const hk_kernel_desc* function = k.desc;
   const uint32_t dynamic_shared = k.dynamic_shared_bytes;
-  Stream* stream = nullptr;
-  if (int error = stream_get(device, handle, &stream)) return error;
-  // As on a GPU, a kernel runs on the device it is launched on, in one of
-  // that device's streams.
-  if (stream_device(stream) != device)
-    return fail(HKRT_ERROR_INVALID_HANDLE,
-                "launch of %s on CPU device %d in a stream of device %d", function->name,
-                device->index, stream_device(stream)->index);
-  if (int error = sticky_check(device)) return error;
   {
     auto lock = registry_lock();
     auto it = functions.find(function);
@@ -163,7 +163,49 @@ int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const v
     k.module = info.module;
     k.name = info.activity_name;
     k.static_shared_bytes = info.static_shared_bytes;
-    if (k.module != nullptr) module_launch_started(k.module);
+  }
+  return HKRT_SUCCESS;
+}
+
+void copy_launch(KernelLaunch& to, const KernelLaunch& from) {
+  to.desc = from.desc;
+  to.module = from.module;
+  to.name = from.name;
+  to.grid = from.grid;
+  to.block = from.block;
+  to.dynamic_shared_bytes = from.dynamic_shared_bytes;
+  to.static_shared_bytes = from.static_shared_bytes;
+  to.arg_bytes = from.arg_bytes;
+  if (from.desc == nullptr) return;
+  const uint32_t n = from.desc->num_params;
+  to.storage.reset(new unsigned char[n * sizeof(void*) + 64 + from.arg_bytes]);
+  to.args = reinterpret_cast<void**>(to.storage.get());
+  const unsigned char* source = argument_bytes(from);
+  unsigned char* bytes = argument_bytes(to);
+  memcpy(bytes, source, from.arg_bytes);
+  for (uint32_t i = 0; i < n; ++i)
+    to.args[i] = bytes + (static_cast<const unsigned char*>(from.args[i]) - source);
+}
+
+namespace {
+
+// Checks the launch `k` describes and enqueues it (`*enqueued` then true).
+int enqueue_launch(KernelLaunch& k, Device* device, hkrt_stream* handle, const void* packed,
+                   size_t packed_bytes, void** args, int64_t call_ns, bool* enqueued) {
+  Stream* stream = nullptr;
+  if (int error = stream_get(device, handle, &stream)) return error;
+  // As on a GPU, a kernel runs on the device it is launched on, in one of
+  // that device's streams.
+  if (stream_device(stream) != device)
+    return fail(HKRT_ERROR_INVALID_HANDLE,
+                "launch of %s on CPU device %d in a stream of device %d", k.desc->name,
+                device->index, stream_device(stream)->index);
+  if (int error = sticky_check(device)) return error;
+  if (int error = capture_admit(stream, kCaptureEnqueue)) return error;
+  if (int error = prepare_launch(k, device, packed, packed_bytes, args)) return error;
+  if (k.module != nullptr) {
+    auto lock = registry_lock();
+    module_launch_started(k.module);
   }
   auto* op = new Op;
   op->kind = OpKind::Kernel;

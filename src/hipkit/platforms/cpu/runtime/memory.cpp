@@ -14,7 +14,7 @@
 #include <map>
 #include <new>
 
-#include "internal.h"
+#include "graph.h"
 
 namespace hk {
 
@@ -150,8 +150,7 @@ int deallocate(void* ptr, int kind) {
 
 // Enqueues a Copy or Set op and, if synchronous, waits for it.
 int submit(Op* op, Stream* stream, int async) {
-  op->is_job = op->bytes > kCopyParallelMin && stream_device(stream)->num_workers > 1;
-  if (op->is_job) op->total = (op->bytes + kCopyPiece - 1) / kCopyPiece;
+  split_copy(op, stream_device(stream));
   Op* waited = enqueue(stream, op, nullptr, async == 0);
   if (waited == nullptr) return HKRT_SUCCESS;
   wait_and_unref(waited);
@@ -177,6 +176,7 @@ Side side_of(const void* ptr) {
 int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t bytes, int kind,
          int async) {
   if (int error = sticky_check(stream_device(stream))) return error;
+  if (int error = capture_admit(stream, async ? kCaptureEnqueue : kCaptureUnsafe)) return error;
   if (bytes == 0) return HKRT_SUCCESS;
   // A synchronous copy between devices, as in HIP, follows the work queued
   // before it on the null streams of the devices whose memory it touches.
@@ -194,8 +194,10 @@ int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t 
   op->src_device = int16_t(from.device != nullptr ? from.device->index : -1);
   // As HIP and CUDA do with pageable host memory (not from hkrt_malloc or
   // hkrt_host_malloc): an asynchronous copy from it reads it before
-  // returning, and one into it completes before returning.
-  if (async && to.kind == 0) {
+  // returning, and one into it completes before returning.  A captured copy
+  // reads and writes the memory when its graph runs.
+  if (async && capture_any() && stream_capture_point(stream).capture != nullptr) {
+  } else if (async && to.kind == 0) {
     async = 0;
   } else if (async && from.kind == 0) {
     op->staging.reset(new (std::nothrow) unsigned char[bytes]);
@@ -238,6 +240,11 @@ void release_pool_block(void* base) {
   allocations.erase(it);
 }
 
+void split_copy(Op* op, const Device* device) {
+  op->is_job = op->bytes > kCopyParallelMin && device->num_workers > 1;
+  if (op->is_job) op->total = (op->bytes + kCopyPiece - 1) / kCopyPiece;
+}
+
 uint64_t mem_total_bytes() {
   static const uint64_t total = meminfo_bytes("MemTotal");
   return total;
@@ -264,9 +271,13 @@ extern "C" {
 int hkrt_malloc(int index, void** ptr, size_t size) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
+  if (int error = capture_admit(nullptr, kCaptureUnsafe)) return error;
   return allocate(device, ptr, size, 1);
 }
-int hkrt_free(void* ptr) { return deallocate(ptr, 1); }
+int hkrt_free(void* ptr) {
+  if (int error = capture_admit(nullptr, kCaptureUnsafe)) return error;
+  return deallocate(ptr, 1);
+}
 int hkrt_host_malloc(int index, void** ptr, size_t size) {
   return hkrt_host_alloc(index, ptr, size, 0);
 }
@@ -402,6 +413,7 @@ int hkrt_memset(int index, void* dst, uint32_t value, size_t count, uint32_t ele
   Stream* stream = nullptr;
   if (int error = stream_get(device, handle, &stream)) return error;
   if (int error = sticky_check(stream_device(stream))) return error;
+  if (int error = capture_admit(stream, async ? kCaptureEnqueue : kCaptureUnsafe)) return error;
   if (count == 0) return HKRT_SUCCESS;
   Op* op = new Op;
   op->kind = OpKind::Set;

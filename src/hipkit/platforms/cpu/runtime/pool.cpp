@@ -18,6 +18,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "graph.h"
 #include "internal.h"
 
 struct hkrt_mem_pool {};
@@ -359,6 +360,8 @@ int hkrt_malloc_async(int index, hkrt_mem_pool* handle, void** ptr, size_t size,
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "malloc async: NULL output pointer");
   Stream* stream = nullptr;
   if (int error = stream_get(device, stream_handle, &stream)) return error;
+  // Graphs have no memory nodes yet: an allocation cannot be captured.
+  if (int error = capture_admit(stream, kCaptureRefuse)) return error;
   if (int error = sticky_check(stream_device(stream))) return error;
   *ptr = nullptr;
   std::lock_guard<std::mutex> lock(pools_mutex);
@@ -410,6 +413,7 @@ int hkrt_free_async(int index, void* ptr, hkrt_stream* stream_handle) {
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "free async of NULL");
   Stream* stream = nullptr;
   if (int error = stream_get(device, stream_handle, &stream)) return error;
+  if (int error = capture_admit(stream, kCaptureRefuse)) return error;
   MemPool* pool = nullptr;
   if (int error = find_block(ptr, &pool)) return error;
   Op* marker = new Op;

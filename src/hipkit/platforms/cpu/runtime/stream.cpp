@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "stream_types.h"
+#include "graph.h"
 
 
 namespace hk {
@@ -33,13 +34,6 @@ std::atomic<uint32_t> sleeping_hosts{0};
 // without a futex round trip.
 constexpr int64_t kHostSpinNs = 50000;
 
-
-// Under the scheduler lock.
-void add_dependency(Op* op, Op* dependency) {
-  if (dependency == nullptr || dependency->done.load(std::memory_order_relaxed)) return;
-  dependency->dependents.push_back(op);
-  ++op->pending;
-}
 
 bool is_null(const Stream* stream) { return stream == stream->device->null_stream; }
 
@@ -93,6 +87,12 @@ bool is_blocking(const Stream* stream) {
   return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
 }
 
+void add_dependency(Op* op, Op* dependency) {
+  if (dependency == nullptr || dependency->done.load(std::memory_order_relaxed)) return;
+  dependency->dependents.push_back(op);
+  ++op->pending;
+}
+
 Lock scheduler_lock() {
   return Lock(scheduler_mutex);
 }
@@ -117,6 +117,7 @@ void wait_and_unref(Op* op) {
 
 Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
   op->device = s->device;
+  if (capture_any() && capture_take(s, op)) return nullptr;
   if (uint32_t session = activity_session.load(std::memory_order_relaxed))
     activity_enqueued(op, uint64_t(reinterpret_cast<uintptr_t>(handle_of(s))), session);
   ReadyList ready;
@@ -192,6 +193,22 @@ int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
 }
 
 Device* stream_device(const Stream* stream) { return stream->device; }
+CapturePoint& stream_capture_point(Stream* stream) { return stream->capture; }
+bool stream_is_null(const Stream* stream) { return is_null(stream); }
+bool stream_is_blocking(const Stream* stream) { return is_blocking(stream); }
+CapturePoint& event_capture_point(hkrt_event* event) { return as_event(event)->capture; }
+int event_check(hkrt_event* event) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  return event_check_locked(event);
+}
+Op* event_exchange(hkrt_event* event, Op* op) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (events.count(as_event(event)) == 0) return nullptr;
+  Op* previous = as_event(event)->op;
+  if (op != nullptr) op_ref(as_event(event)->op = op);
+  else if (previous != nullptr) op_ref(previous);
+  return previous;
+}
 
 void streams_init(Device* device) {
   device->null_stream = new Stream;
@@ -270,6 +287,7 @@ int hkrt_stream_destroy(hkrt_stream* handle) {
   if (handle == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "cannot destroy the NULL stream");
   Stream* s = nullptr;
   if (int error = stream_get(nullptr, handle, &s)) return error;
+  if (int error = capture_admit(s, kCaptureWait)) return error;
   Device* device = s->device;
   // As hipStreamDestroy, pending work completes first.
   hkrt_stream_synchronize(device->index, handle);
@@ -298,6 +316,8 @@ int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
   if (int error = device_get(index, &device)) return error;
   std::vector<Op*> tails;
   Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  if (int error = capture_admit(s, kCaptureWait)) return error;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = stream_get_locked(device, handle, &s)) return error;
@@ -312,9 +332,11 @@ int hkrt_stream_query(int index, hkrt_stream* handle) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   std::vector<Op*> tails;
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  if (int error = capture_admit(s, kCaptureWait)) return error;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
-    Stream* s = nullptr;
     if (int error = stream_get_locked(device, handle, &s)) return error;
     if (int error = sticky_check(s->device)) return error;
     collect_tails(s, tails);
@@ -333,6 +355,9 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   if (int error = stream_get(device, handle, &s)) return error;
   if (int error = sticky_check(s->device)) return error;
   Op* recorded = nullptr;
+  bool captured = false;
+  if (int error = capture_any() ? capture_wait(s, event, &captured) : 0) return error;
+  if (captured) return HKRT_SUCCESS;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
@@ -395,6 +420,9 @@ int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
                   as_event(event)->device->index, s->device->index);
   }
   if (int error = sticky_check(s->device)) return error;
+  bool captured = false;
+  if (int error = capture_record(s, as_event(event)->capture, &captured)) return error;
+  if (captured) return HKRT_SUCCESS;
   Op* op = new Op;
   op->kind = OpKind::Record;
   op_ref(op);  // the event's reference
@@ -419,6 +447,7 @@ int hkrt_event_synchronize(hkrt_event* event) {
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
+    if (int error = capture_event_check(as_event(event)->capture)) return error;
     device = as_event(event)->device;
     op = as_event(event)->op;
     if (op != nullptr) op_ref(op);
@@ -432,6 +461,7 @@ int hkrt_event_query(hkrt_event* event) {
   if (int error = ensure_init()) return error;
   std::lock_guard<Mutex> lock(scheduler_mutex);
   if (int error = event_check_locked(event)) return error;
+  if (int error = capture_event_check(as_event(event)->capture)) return error;
   if (int error = sticky_check(as_event(event)->device)) return error;
   const Op* op = as_event(event)->op;
   if (op != nullptr && !op->done.load(std::memory_order_acquire))

@@ -3,6 +3,7 @@
 #ifndef HIPKIT_CPU_RUNTIME_STREAM_TYPES_H
 #define HIPKIT_CPU_RUNTIME_STREAM_TYPES_H
 
+#include "graph.h"
 #include "internal.h"
 
 // The handles are empty at global scope: their state is internal.
@@ -22,6 +23,7 @@ struct Stream : hkrt_stream {
   uint64_t id = 0;     // never reused
   uint64_t count = 0;  // ops enqueued
   OrderClock clock;
+  CapturePoint capture;  // graph_capture.cpp's
 };
 
 struct Event : hkrt_event {
@@ -29,6 +31,7 @@ struct Event : hkrt_event {
   unsigned flags = 0;
   Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
   OrderClock clock;  // its stream's, and its point, when recorded
+  CapturePoint capture;  // where it was recorded into a capture (graph_capture.cpp)
 };
 
 // A new stream's id (never reused).

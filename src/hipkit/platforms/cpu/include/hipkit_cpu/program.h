@@ -445,5 +445,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_vmm.h"
 #include "program_ext.h"
 #include "program_cooperative.h"
+#include "program_graph.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H
