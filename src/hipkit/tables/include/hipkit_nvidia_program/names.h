@@ -450,7 +450,6 @@
 #define hipOccupancyDefault cudaOccupancyDefault
 #define hipOccupancyDisableCachingOverride cudaOccupancyDisableCachingOverride
 #define hipPitchedPtr cudaPitchedPtr
-#define hipPointerAttribute_t cudaPointerAttributes
 #define hipPos cudaPos
 #define hipReadModeElementType cudaReadModeElementType
 #define hipReadModeNormalizedFloat cudaReadModeNormalizedFloat
@@ -714,7 +713,6 @@
 #define hipMallocManaged(...) __hk_hip_result(cudaMallocManaged(__VA_ARGS__))
 #define hipMallocMipmappedArray(...) __hk_hip_result(cudaMallocMipmappedArray(__VA_ARGS__))
 #define hipMallocPitch(...) __hk_hip_result(cudaMallocPitch(__VA_ARGS__))
-#define hipMemAdvise(...) __hk_hip_result(cudaMemAdvise(__VA_ARGS__))
 #define hipMemGetInfo(...) __hk_hip_result(cudaMemGetInfo(__VA_ARGS__))
 #define hipMemPoolCreate(...) __hk_hip_result(cudaMemPoolCreate(__VA_ARGS__))
 #define hipMemPoolDestroy(...) __hk_hip_result(cudaMemPoolDestroy(__VA_ARGS__))
@@ -727,7 +725,6 @@
 #define hipMemPoolSetAccess(...) __hk_hip_result(cudaMemPoolSetAccess(__VA_ARGS__))
 #define hipMemPoolSetAttribute(...) __hk_hip_result(cudaMemPoolSetAttribute(__VA_ARGS__))
 #define hipMemPoolTrimTo(...) __hk_hip_result(cudaMemPoolTrimTo(__VA_ARGS__))
-#define hipMemPrefetchAsync(...) __hk_hip_result(cudaMemPrefetchAsync(__VA_ARGS__))
 #define hipMemRangeGetAttribute(...) __hk_hip_result(cudaMemRangeGetAttribute(__VA_ARGS__))
 #define hipMemRangeGetAttributes(...) __hk_hip_result(cudaMemRangeGetAttributes(__VA_ARGS__))
 #define hipMemcpy(...) __hk_hip_result(cudaMemcpy(__VA_ARGS__))
@@ -762,7 +759,6 @@
 #define hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(...) __hk_hip_result(cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(__VA_ARGS__))
 #define hipOccupancyMaxPotentialBlockSizeWithFlags(...) __hk_hip_result(cudaOccupancyMaxPotentialBlockSizeWithFlags(__VA_ARGS__))
 #define hipPeekAtLastError(...) __hk_hip_result(cudaPeekAtLastError(__VA_ARGS__))
-#define hipPointerGetAttributes(...) __hk_hip_result(cudaPointerGetAttributes(__VA_ARGS__))
 #define hipProfilerStart(...) __hk_hip_result(cudaProfilerStart(__VA_ARGS__))
 #define hipProfilerStop(...) __hk_hip_result(cudaProfilerStop(__VA_ARGS__))
 #define hipRuntimeGetVersion(...) __hk_hip_result(cudaRuntimeGetVersion(__VA_ARGS__))

@@ -144,13 +144,4 @@ typedef struct hipFuncAttributes {
   size_t sharedSizeBytes;
 } hipFuncAttributes;
 
-typedef struct hipPointerAttribute_t {
-  hipMemoryType type;
-  int device;
-  void* devicePointer;
-  void* hostPointer;
-  int isManaged;
-  unsigned allocationFlags;
-} hipPointerAttribute_t;
-
 #endif  // HIPKIT_CPU_HOST_TYPES_H

@@ -158,24 +158,7 @@ typedef struct hipMemcpy3DParms {
   enum hipMemcpyKind kind;
 } hipMemcpy3DParms;
 
-typedef struct hip_Memcpy2D {
-  size_t srcXInBytes;
-  size_t srcY;
-  hipMemoryType srcMemoryType;
-  const void* srcHost;
-  hipDeviceptr_t srcDevice;
-  hipArray_t srcArray;
-  size_t srcPitch;
-  size_t dstXInBytes;
-  size_t dstY;
-  hipMemoryType dstMemoryType;
-  void* dstHost;
-  hipDeviceptr_t dstDevice;
-  hipArray_t dstArray;
-  size_t dstPitch;
-  size_t WidthInBytes;
-  size_t Height;
-} hip_Memcpy2D;
+#include "hipkit_portable/memory_structs.h"  // hip_Memcpy2D, hipPointerAttribute_t
 
 static inline hipPitchedPtr make_hipPitchedPtr(void* ptr, size_t pitch, size_t xsize,
                                                size_t ysize) {

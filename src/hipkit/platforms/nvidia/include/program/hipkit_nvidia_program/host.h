@@ -287,4 +287,5 @@ inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t c
 #include "module.h"
 #include "vmm.h"
 #include "ext.h"
+#include "memory.h"
 #include "graph.h"
