@@ -114,7 +114,11 @@ def test_grid_sum_and_tiles_in_a_program(tmp_path, warp_size):
     )
     assert done.returncode == 0, done.stderr
     ran = subprocess.run(
-        [str(tmp_path / "coop"), str(tmp_path / "in.bin")], env=env, capture_output=True, text=True, timeout=300
+        [str(tmp_path / "coop"), str(tmp_path / "in.bin")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     out = dict(line.split("=", 1) for line in ran.stdout.splitlines())

@@ -132,7 +132,8 @@ def tile_reference(v, src, N, block):
         out[t0 : t0 + N, 9] = int((t > 40).any()) + 2 * int((t > -40).all())
         key = t & 3
         out[t0 : t0 + N, 10] = [
-            np.int32(np.uint32(sum(1 << k for k in range(N) if key[k] == key[j]) & 0xFFFFFFFF)) for j in range(N)
+            np.int32(np.uint32(sum(1 << k for k in range(N) if key[k] == key[j]) & 0xFFFFFFFF))
+            for j in range(N)
         ]
         out[t0 : t0 + N, 11] = r + 1000 * (b // N) + 100000 * (block // N)
     return out

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from .platforms.base.platform import DeviceProperties, Target
     from .profiler import Profile, mark, profile, range
     from .runtime.device import Device, devices, get_device, set_device, synchronize
+    from .runtime.graph import Graph, graph
     from .runtime.memory import (
         DeviceArray,
         empty,
@@ -77,7 +78,6 @@ if TYPE_CHECKING:
         zeros_like,
     )
     from .runtime.module import Kernel, Module, compile
-    from .runtime.graph import Graph, graph
     from .runtime.stream import Event, Stream
 
 

@@ -381,7 +381,15 @@ class CpuPlatform(Platform):
 
     def launch_cooperative(self, device, function, grid, block, shared_mem, stream, args) -> None:
         code = self._lib.hkrt_launch_cooperative(
-            device, function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, None, args, len(args)
+            device,
+            function.handle,
+            _Dim3(*grid),
+            _Dim3(*block),
+            shared_mem,
+            stream or None,
+            None,
+            args,
+            len(args),
         )
         if code and code != _READ_SOON:
             self._call(code)

@@ -69,22 +69,3 @@ def describe(driver, err) -> str:
     name = driver.cuGetErrorName(err)[1]
     text = driver.cuGetErrorString(err)[1]
     return f"{name.decode() if name else int(err)}: {text.decode() if text else 'unknown error'}"
-
-
-def launch_cooperative(platform, device, function, grid, block, shared_mem, stream, args) -> None:
-    """NvidiaPlatform.launch_cooperative: cuLaunchCooperativeKernel, which takes the
-    arguments as kernelParams (no ``extra``)."""
-    from ..._errors import HipError
-
-    platform._use(device)
-    cu = platform._cu
-    cu_function, arguments = function.native
-    params, params_address = arguments.params(args)  # held during the call
-    (err,) = cu.cuLaunchCooperativeKernel(cu_function, *grid, *block, shared_mem, stream, params_address if args else 0)
-    if not err and platform._blocking:
-        (err,) = cu.cuStreamSynchronize(stream)
-    if err:
-        raise HipError(
-            launch_error(int(err)),
-            f"cooperative launch of {function.name} on grid {grid}, block {block}: {describe(cu, err)}",
-        )

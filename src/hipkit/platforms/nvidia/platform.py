@@ -33,6 +33,7 @@ from ..base.platform import (
 from . import activity, compiler, driver
 from .activity import Activity
 from .compiler import Binary, looks_like_image
+from .cooperative import CooperativeLaunches
 from .cupti_buffers import COPY, SET
 from .driver import describe, hip_code, launch_error
 from .graphs import Graphs
@@ -45,7 +46,7 @@ _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
 
 
-class NvidiaPlatform(Graphs, GpuPlatform):
+class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
     """NVIDIA GPUs through the CUDA driver; kernels compiled by NVRTC."""
 
     name = "nvidia"
@@ -476,7 +477,6 @@ class NvidiaPlatform(Graphs, GpuPlatform):
         attribute = self._cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         self._check(self._cu.cuFuncSetAttribute(function.native[0], attribute, nbytes), function.name)
 
-    launch_cooperative = driver.launch_cooperative
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:
