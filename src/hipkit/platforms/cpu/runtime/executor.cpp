@@ -188,11 +188,10 @@ Op* take_job(Pool* pool, uint64_t* backlog) {
     uint64_t next = op->next.load(std::memory_order_relaxed);
     if (next >= op->total) continue;
     *backlog += op->total - next;
-    if (job == nullptr) {
-      job = op;
-      op_ref(op);
-    }
+    // The first job of the greatest priority (lowest number) present.
+    if (job == nullptr || op->priority < job->priority) job = op;
   }
+  if (job != nullptr) op_ref(job);
   return job;
 }
 

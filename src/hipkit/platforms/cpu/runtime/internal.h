@@ -187,6 +187,7 @@ struct Op {
   OpKind kind;
   Device* device = nullptr;      // its stream's: whose workers run it (set by enqueue)
   bool is_job = false;
+  int8_t priority = 0;           // its stream's: workers take the greatest (lowest) first
   int pending = 0;               // unfinished dependencies (under the scheduler lock)
   std::vector<Op*> dependents;   // ops waiting for this one (under the scheduler lock)
   int64_t timestamp_ns = 0;      // Record: when it ran
@@ -276,6 +277,10 @@ void wait_legacy(Device* device);
 // hkrt_device_reset's part: destroys the device's streams and events (its
 // queues are empty).
 void destroy_streams_and_events(Device* device);
+// Holds back `stream`'s later work until the word at `ptr` meets `value` under
+// `mask` by `compare` (stream_value.cpp; arguments checked by the caller).
+int enqueue_value_wait(Stream* stream, const void* ptr, uint64_t value, uint64_t mask,
+                       unsigned compare, unsigned bytes);
 
 // ---- activity.cpp: timestamps of the work run (activity.h) ---------------
 

@@ -9,6 +9,7 @@
 // op recorded into it; waiting on an event, of any device, adds a dependency
 // on that op.  Dependencies form a graph resolved as ops complete, so a
 // stream never polls another.
+#include <algorithm>
 #include <unordered_set>
 
 #include "internal.h"
@@ -22,6 +23,7 @@ namespace hk {
 struct Stream : hkrt_stream {
   Device* device = nullptr;
   unsigned flags = 0;
+  int priority = 0;    // lower is greater, as CUDA's; its jobs are taken first
   Op* last = nullptr;  // the most recently enqueued op (one reference)
 };
 
@@ -130,6 +132,7 @@ void wait_and_unref(Op* op) {
 
 Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
   op->device = s->device;
+  op->priority = s->priority;
   if (uint32_t session = activity_session.load(std::memory_order_relaxed))
     activity_enqueued(op, uint64_t(reinterpret_cast<uintptr_t>(handle_of(s))), session);
   ReadyList ready;
@@ -259,6 +262,11 @@ using namespace hk;
 extern "C" {
 
 int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
+  return hkrt_stream_create_with_priority(index, out, flags, 0);
+}
+
+int hkrt_stream_create_with_priority(int index, hkrt_stream** out, unsigned int flags,
+                                     int priority) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream create: NULL output");
@@ -268,6 +276,8 @@ int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
   auto* stream = new Stream;
   stream->device = device;
   stream->flags = flags;
+  stream->priority = std::min(HKRT_STREAM_PRIORITY_LEAST,
+                              std::max(HKRT_STREAM_PRIORITY_GREATEST, priority));
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
   device->streams.insert(stream);
@@ -300,6 +310,17 @@ int hkrt_stream_get_device(int index, hkrt_stream* handle, int* out) {
   Stream* s = nullptr;
   if (int error = stream_get(device, handle, &s)) return error;
   *out = s->device->index;
+  return HKRT_SUCCESS;
+}
+
+int hkrt_stream_get_info(int index, hkrt_stream* handle, unsigned int* flags, int* priority) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  Stream* s = nullptr;
+  if (int error = stream_get_locked(device, handle, &s)) return error;
+  if (flags != nullptr) *flags = s->flags;
+  if (priority != nullptr) *priority = s->priority;
   return HKRT_SUCCESS;
 }
 

@@ -336,17 +336,6 @@ inline hipError_t hipStreamCreate(hipStream_t* stream) {
   __HK_API_CALL();
   return hipStreamCreateWithFlags(stream, hipStreamDefault);
 }
-// Priorities are accepted and ignored: blocks of all streams share the workers.
-inline hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int) {
-  __HK_API_CALL();
-  return hipStreamCreateWithFlags(stream, flags);
-}
-inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
-  __HK_API_CALL();
-  if (least != nullptr) *least = 0;
-  if (greatest != nullptr) *greatest = 0;
-  return hipSuccess;
-}
 inline hipError_t hipStreamDestroy(hipStream_t stream) {
   __HK_API_CALL();
   return __hk::result(hkrt_stream_destroy(stream));
@@ -435,6 +424,7 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
   return __hk::result(hkrt_event_elapsed_time(ms, start, stop));
 }
 
+#include "program_stream.h"
 #include "program_memory.h"
 #include "program_launch.h"
 #include "program_module.h"

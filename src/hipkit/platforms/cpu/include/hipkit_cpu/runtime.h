@@ -144,6 +144,15 @@ int hkrt_memset(int device, void* dst, uint32_t value, size_t count, uint32_t el
                 hkrt_stream* stream, int async);
 
 int hkrt_stream_create(int device, hkrt_stream** out, unsigned int flags);
+// Priorities as HIP's: lower numbers are greater, from HKRT_STREAM_PRIORITY_LEAST
+// to HKRT_STREAM_PRIORITY_GREATEST; others are clamped into that range.  The
+// device's workers take the units of a greater-priority stream's ready jobs first.
+#define HKRT_STREAM_PRIORITY_LEAST 0
+#define HKRT_STREAM_PRIORITY_GREATEST (-1)
+int hkrt_stream_create_with_priority(int device, hkrt_stream** out, unsigned int flags,
+                                     int priority);
+// The stream's creation flags and priority (either may be NULL); NULL: `device`'s null stream.
+int hkrt_stream_get_info(int device, hkrt_stream* stream, unsigned int* flags, int* priority);
 int hkrt_stream_destroy(hkrt_stream* stream);
 int hkrt_stream_synchronize(int device, hkrt_stream* stream);
 int hkrt_stream_query(int device, hkrt_stream* stream);   // hipSuccess or hipErrorNotReady
@@ -153,6 +162,23 @@ int hkrt_stream_get_device(int device, hkrt_stream* stream, int* out);
 // of another.
 int hkrt_stream_wait_event(int device, hkrt_stream* stream, hkrt_event* event,
                            unsigned int flags);
+
+// Waits and writes of a 32- or 64-bit word (`bytes` 4 or 8) in `stream`'s order
+// (hipStreamWaitValue32/64, hipStreamWriteValue32/64).  The wait holds back the
+// stream's later work until the word at `ptr` (any memory this process maps,
+// shared memory of another process included) meets `value` under `mask` by
+// `compare` (HKRT_WAIT_*, HIP's numbers); it is checked from when the stream
+// reaches it, by a thread of the runtime, not by a worker, so that the work
+// that writes the word can run on the same device.  The write stores `value`
+// once the work before it is done.
+#define HKRT_WAIT_GEQ 0
+#define HKRT_WAIT_EQ 1
+#define HKRT_WAIT_AND 2
+#define HKRT_WAIT_NOR 3
+int hkrt_stream_wait_value(int device, hkrt_stream* stream, const void* ptr, uint64_t value,
+                           uint64_t mask, unsigned int compare, unsigned int bytes);
+int hkrt_stream_write_value(int device, hkrt_stream* stream, void* ptr, uint64_t value,
+                            unsigned int bytes);
 
 int hkrt_event_create(int device, hkrt_event** out, unsigned int flags);
 int hkrt_event_destroy(hkrt_event* event);
