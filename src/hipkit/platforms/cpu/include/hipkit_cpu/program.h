@@ -17,7 +17,7 @@
 //
 // Here: errors, devices, streams, events and host functions; program_memory.h:
 // memory, copies and device globals; program_launch.h: launches, kernel
-// attributes, occupancy; program_module.h: modules; program_visible.h: the
+// attributes; program_occupancy.h: occupancy; program_module.h: modules; program_visible.h: the
 // *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <atomic>
 
 #include "device.h"
 #include "host_types.h"
@@ -60,6 +62,13 @@ inline int native(int device) {
 }
 // The runtime's index of the calling thread's current device.
 inline int current() { return native(current_device); }
+
+// The UUID of the runtime's device `native` (program_device.h).
+inline void device_uuid(int native, hipUUID* uuid);
+// Contexts (program_context.h): hipSetDevice's part, and a device's flags.
+inline void bind_primary(int ordinal);
+inline hipError_t check_flags(unsigned flags);
+inline std::atomic<unsigned>& device_flags(int native);
 
 }  // namespace __hk
 
@@ -133,6 +142,7 @@ inline hipError_t hipSetDevice(int device) {
   __HK_API_CALL();
   if (hipError_t code = __hk::check_device(device)) return code;
   __hk::current_device = device;
+  __hk::bind_primary(device);
   return hipSuccess;
 }
 
@@ -181,6 +191,10 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->minor = int(info.compute_capability[1]);
   prop->multiProcessorCount = int(info.multiprocessor_count);
   prop->l2CacheSize = int(info.l2_cache_size);
+  prop->pciDomainID = 0;  // its PCI bus id (program_device.h)
+  prop->pciBusID = __hk::native(device);
+  __hk::device_uuid(__hk::native(device), &prop->uuid);
+  prop->streamPrioritiesSupported = 1;
   // A worker thread (a "multiprocessor") runs one block at a time.
   prop->maxThreadsPerMultiProcessor = int(info.max_threads_per_block);
   prop->maxBlocksPerMultiProcessor = 1;
@@ -277,15 +291,20 @@ inline hipError_t hipDeviceReset(void) {
   return __hk::result(hkrt_device_reset(__hk::current()));
 }
 
-// Settings that change nothing on the CPU: accepted.
-inline hipError_t hipSetDeviceFlags(unsigned int) {
+// The device's flags are kept (program_context.h); the CPU's scheduling does not
+// depend on them.  The others are settings that change nothing on the CPU: accepted.
+inline hipError_t hipSetDeviceFlags(unsigned int flags) {
   __HK_API_CALL();
-  return __hk::check_device(__hk::current_device);
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
+  if (hipError_t code = __hk::check_flags(flags)) return code;
+  __hk::device_flags(__hk::current()).store(flags);
+  return hipSuccess;
 }
 inline hipError_t hipGetDeviceFlags(unsigned int* flags) {
   __HK_API_CALL();
   if (flags == nullptr) return __hk::result(hipErrorInvalidValue);
-  *flags = hipDeviceScheduleAuto;
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
+  *flags = __hk::device_flags(__hk::current()).load();
   return hipSuccess;
 }
 inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t) {
@@ -428,5 +447,8 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_memory.h"
 #include "program_launch.h"
 #include "program_module.h"
+#include "program_occupancy.h"
+#include "program_device.h"
+#include "program_context.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H
