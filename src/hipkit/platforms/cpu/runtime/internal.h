@@ -407,6 +407,19 @@ bool fiber_pool_is_guard(const FiberPool* pool, const void* address);
 uint64_t mem_total_bytes();  // the host's
 // hkrt_device_reset's part: frees every allocation the device owns.
 void free_all_allocations(Device* device);
+// Interprocess memory (ipc.cpp): the allocation of hkrt_malloc that `ptr` lies in,
+// moved in place to a memfd if it was not yet (hipErrorInvalidHandle if none).
+struct SharedAllocation {
+  uintptr_t base;
+  size_t size;
+  int fd;  // open as long as the allocation lives
+  Device* owner;
+};
+int share_allocation(const void* ptr, SharedAllocation* out);
+// Maps `size` bytes of the memfd `fd` (another process's allocation) as memory
+// of `owner` that hkrt_free refuses and close_import unmaps (a device's reset too).
+int import_mapping(Device* owner, int fd, size_t size, void** out);
+int close_import(void* ptr);
 
 // ---- peer.cpp --------------------------------------------------------------------
 

@@ -7,6 +7,10 @@
 // Large allocations are mapped directly: pages are only touched when used,
 // and freeing returns them.
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +33,8 @@ struct Allocation {
   int kind;         // 1 device, 2 pinned host (hkrt_pointer_info)
   Device* owner;    // freed by its reset; null: pinned memory of no device
   bool mapped;
+  int shared_fd = -1;     // its memfd once shared with other processes (share_allocation)
+  bool imported = false;  // another process's memory (import_mapping): not counted, not freed
 };
 
 std::mutex memory_mutex;
@@ -51,6 +57,11 @@ uint64_t meminfo_bytes(const char* key) {
 }
 
 void release(uintptr_t address, const Allocation& allocation) {
+  if (allocation.shared_fd >= 0) close(allocation.shared_fd);
+  if (allocation.imported) {
+    munmap(reinterpret_cast<void*>(address), allocation.reserved);
+    return;
+  }
   if (allocation.mapped)
     munmap(reinterpret_cast<void*>(address), allocation.reserved);
   else
@@ -89,7 +100,9 @@ int allocate(Device* owner, void** ptr, size_t size, int kind) {
                 static_cast<unsigned long long>(mem_total_bytes()));
   }
   size_t reserved = (size + kAlignment - 1) / kAlignment * kAlignment;
-  bool mapped = reserved >= kMapMin;
+  // Device memory is mapped whatever its size, so that it can be shared with
+  // another process in place (share_allocation).
+  bool mapped = kind == 1 || reserved >= kMapMin;
   void* p = nullptr;
   if (mapped) {
     p = mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -113,6 +126,8 @@ int deallocate(void* ptr, int kind) {
   {
     std::lock_guard<std::mutex> lock(memory_mutex);
     auto it = allocations.find(uintptr_t(ptr));
+    if (it != allocations.end() && it->second.imported)
+      return fail(HKRT_ERROR_INVALID_VALUE, "%p is another process's memory: close it instead", ptr);
     if (it == allocations.end() || it->second.kind != kind)
       return fail(HKRT_ERROR_INVALID_VALUE, "%p was not returned by %s", ptr,
                   kind == 1 ? "hkrt_malloc" : "hkrt_host_malloc");
@@ -200,6 +215,82 @@ int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t 
 uint64_t mem_total_bytes() {
   static const uint64_t total = meminfo_bytes("MemTotal");
   return total;
+}
+
+size_t page_bytes(size_t bytes) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+int share_allocation(const void* ptr, SharedAllocation* out) {
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    const Allocation* found = find_locked(ptr);
+    if (found == nullptr || found->kind != 1 || found->imported)
+      return fail(HKRT_ERROR_INVALID_HANDLE, "%p is not in memory from hipMalloc", ptr);
+  }
+  // The copy into shared memory below must see the kernels' last writes.
+  drain_every_device();
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = allocations.upper_bound(uintptr_t(ptr));
+  if (it == allocations.begin()) return fail(HKRT_ERROR_INVALID_HANDLE, "%p was freed", ptr);
+  --it;
+  Allocation& a = it->second;
+  if (uintptr_t(ptr) - it->first >= a.size || a.kind != 1 || a.imported)
+    return fail(HKRT_ERROR_INVALID_HANDLE, "%p was freed", ptr);
+  if (a.shared_fd < 0) {
+    // Its pages move, in place, to a memfd that other processes can map.
+    const size_t bytes = page_bytes(a.reserved);
+    int fd = int(syscall(SYS_memfd_create, "hipkit-ipc", 1u /* MFD_CLOEXEC */));
+    if (fd < 0) return fail(HKRT_ERROR_MAP_FAILED, "memfd_create: %s", strerror(errno));
+    void* address = reinterpret_cast<void*>(it->first);
+    bool ok = ftruncate(fd, off_t(bytes)) == 0 && pwrite(fd, address, a.size, 0) == ssize_t(a.size) &&
+              mmap(address, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == address;
+    if (!ok) {
+      close(fd);
+      return fail(HKRT_ERROR_MAP_FAILED, "cannot share %zu bytes at %p: %s", a.size, address,
+                  strerror(errno));
+    }
+    a.shared_fd = fd;
+    a.reserved = bytes;
+  }
+  *out = SharedAllocation{it->first, a.size, a.shared_fd, a.owner};
+  return HKRT_SUCCESS;
+}
+
+int import_mapping(Device* owner, int fd, size_t size, void** out) {
+  const size_t bytes = page_bytes(size);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return fail(HKRT_ERROR_MAP_FAILED, "mmap: %s", strerror(errno));
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  Allocation a{size, bytes, 1, owner, true};
+  a.imported = true;
+  allocations[uintptr_t(p)] = a;
+  *out = p;
+  return HKRT_SUCCESS;
+}
+
+int close_import(void* ptr) {
+  // The mapping `ptr` lies in (open returns its base plus the handle's offset).
+  auto imported = [ptr] {
+    auto it = allocations.upper_bound(uintptr_t(ptr));
+    if (it == allocations.begin()) return allocations.end();
+    --it;
+    return uintptr_t(ptr) - it->first < it->second.size && it->second.imported ? it
+                                                                                : allocations.end();
+  };
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    if (imported() == allocations.end())
+      return fail(HKRT_ERROR_INVALID_HANDLE, "%p was not opened by hipIpcOpenMemHandle", ptr);
+  }
+  drain_every_device();  // as hipFree: the work that may use it finishes first
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = imported();
+  if (it == allocations.end()) return fail(HKRT_ERROR_INVALID_HANDLE, "%p was closed twice", ptr);
+  release(it->first, it->second);
+  allocations.erase(it);
+  return HKRT_SUCCESS;
 }
 
 void free_all_allocations(Device* device) {

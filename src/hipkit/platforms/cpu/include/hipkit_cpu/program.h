@@ -450,5 +450,6 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 #include "program_occupancy.h"
 #include "program_device.h"
 #include "program_context.h"
+#include "program_ipc.h"
 
 #endif  // HIPKIT_CPU_PROGRAM_H

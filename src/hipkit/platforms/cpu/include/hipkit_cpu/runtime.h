@@ -40,6 +40,8 @@ enum {
   HKRT_ERROR_NO_DEVICE = 100,
   HKRT_ERROR_INVALID_DEVICE = 101,
   HKRT_ERROR_INVALID_IMAGE = 200,
+  HKRT_ERROR_INVALID_CONTEXT = 201,
+  HKRT_ERROR_MAP_FAILED = 205,
   HKRT_ERROR_FILE_NOT_FOUND = 301,
   HKRT_ERROR_SHARED_OBJECT_INIT_FAILED = 303,
   HKRT_ERROR_INVALID_HANDLE = 400,
@@ -188,6 +190,20 @@ int hkrt_event_synchronize(hkrt_event* event);
 int hkrt_event_query(hkrt_event* event);
 // Events of two devices: hipErrorInvalidHandle.
 int hkrt_event_elapsed_time(float* ms, hkrt_event* start, hkrt_event* stop);
+
+// Device memory shared between processes (hipIpcGetMemHandle & co., ipc.cpp):
+// the handle of the hkrt_malloc allocation `ptr` lies in (its pages move to
+// shared memory the first time; hipErrorInvalidHandle for other memory), 64
+// bytes at `handle`; another process of the same user maps it as memory of its
+// `device` (hipErrorInvalidContext in the exporting process itself,
+// hipErrorInvalidValue for a handle that is none, or whose allocation or
+// process is gone) at the exported pointer's offset; close unmaps it
+// (hipErrorInvalidHandle for a pointer that open did not return).
+#define HKRT_IPC_HANDLE_SIZE 64
+#define HKRT_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1u
+int hkrt_ipc_get_mem_handle(void* handle, void* ptr);
+int hkrt_ipc_open_mem_handle(int device, void** ptr, const void* handle, unsigned int flags);
+int hkrt_ipc_close_mem_handle(void* ptr);
 
 int hkrt_device_synchronize(int device);
 // Clears the device's sticky error, waits for and destroys its streams,
