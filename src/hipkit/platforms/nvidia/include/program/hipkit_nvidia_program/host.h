@@ -285,3 +285,4 @@ inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t c
 }
 
 #include "module.h"
+#include "context.h"
