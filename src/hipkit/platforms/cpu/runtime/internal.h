@@ -277,10 +277,30 @@ void wait_legacy(Device* device);
 // hkrt_device_reset's part: destroys the device's streams and events (its
 // queues are empty).
 void destroy_streams_and_events(Device* device);
+unsigned stream_flags(const Stream* stream);
+int stream_priority(const Stream* stream);
+
+// ---- stream_extras.cpp, ipc.cpp -----------------------------------------------
+
 // Holds back `stream`'s later work until the word at `ptr` meets `value` under
-// `mask` by `compare` (stream_value.cpp; arguments checked by the caller).
+// `mask` by `compare` (arguments checked by the caller).
 int enqueue_value_wait(Stream* stream, const void* ptr, uint64_t value, uint64_t mask,
                        unsigned compare, unsigned bytes);
+// A small host function op that runs even when its device's work is dropped.
+Op* small_host_op(void (*fn)(void*), void* data);
+
+// An interprocess event's state, shared with other processes (ipc.cpp).
+struct IpcEvent;
+int ipc_event_create(unsigned flags, IpcEvent** out);  // null: hipErrorInvalidValue's detail
+void ipc_event_destroy(IpcEvent* ipc);                 // null: nothing
+// A record of the event enqueued on `stream` now (after its Record op).
+void ipc_event_record(IpcEvent* ipc, Stream* stream);
+// hipSuccess or hipErrorNotReady: whether its latest record, of any process, is done.
+int ipc_event_query(IpcEvent* ipc);
+void ipc_event_wait(IpcEvent* ipc);
+int ipc_event_stream_wait(IpcEvent* ipc, Stream* stream);
+// The event's interprocess state (set to `attach` first if not null), or an invalid handle.
+int event_ipc(hkrt_event* event, IpcEvent** out, IpcEvent* attach);
 
 // ---- activity.cpp: timestamps of the work run (activity.h) ---------------
 

@@ -31,6 +31,7 @@ struct Event : hkrt_event {
   Device* device = nullptr;
   unsigned flags = 0;
   Op* op = nullptr;  // the Record op of the latest hkrt_event_record, or null
+  IpcEvent* ipc = nullptr;  // an interprocess event's shared state (ipc.cpp)
 };
 
 namespace {
@@ -207,6 +208,8 @@ int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
 }
 
 Device* stream_device(const Stream* stream) { return stream->device; }
+unsigned stream_flags(const Stream* stream) { return stream->flags; }
+int stream_priority(const Stream* stream) { return stream->priority; }
 
 void streams_init(Device* device) {
   device->null_stream = new Stream;
@@ -253,6 +256,14 @@ void destroy_streams_and_events(Device* device) {
     delete e;
   }
   device->events.clear();
+}
+
+int event_ipc(hkrt_event* event, IpcEvent** out, IpcEvent* attach) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (int error = event_check_locked(event)) return error;
+  if (attach != nullptr) as_event(event)->ipc = attach;
+  *out = as_event(event)->ipc;
+  return HKRT_SUCCESS;
 }
 
 }  // namespace hk
@@ -303,27 +314,6 @@ int hkrt_stream_destroy(hkrt_stream* handle) {
   return sticky_check(device);
 }
 
-int hkrt_stream_get_device(int index, hkrt_stream* handle, int* out) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream device: NULL output");
-  Stream* s = nullptr;
-  if (int error = stream_get(device, handle, &s)) return error;
-  *out = s->device->index;
-  return HKRT_SUCCESS;
-}
-
-int hkrt_stream_get_info(int index, hkrt_stream* handle, unsigned int* flags, int* priority) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  Stream* s = nullptr;
-  if (int error = stream_get_locked(device, handle, &s)) return error;
-  if (flags != nullptr) *flags = s->flags;
-  if (priority != nullptr) *priority = s->priority;
-  return HKRT_SUCCESS;
-}
-
 int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
@@ -363,13 +353,16 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   if (int error = stream_get(device, handle, &s)) return error;
   if (int error = sticky_check(s->device)) return error;
   Op* recorded = nullptr;
+  IpcEvent* ipc = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
-    recorded = as_event(event)->op;
-    if (recorded == nullptr) return HKRT_SUCCESS;  // never recorded: nothing to wait for
-    op_ref(recorded);
+    ipc = as_event(event)->ipc;  // its records may be another process's: waited for by value
+    recorded = ipc != nullptr ? nullptr : as_event(event)->op;
+    if (ipc == nullptr && recorded == nullptr) return HKRT_SUCCESS;  // never recorded
+    if (recorded != nullptr) op_ref(recorded);
   }
+  if (ipc != nullptr) return ipc_event_stream_wait(ipc, s);
   Op* marker = new Op;
   marker->kind = OpKind::Marker;
   enqueue(s, marker, recorded, false);
@@ -381,12 +374,16 @@ int hkrt_event_create(int index, hkrt_event** out, unsigned int flags) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "event create: NULL output");
-  if ((flags & ~(HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING)) != 0)
+  if ((flags & ~(HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING | HKRT_EVENT_INTERPROCESS)) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "unsupported event flags 0x%x", flags);
   if (int error = sticky_check(device)) return error;
   auto* event = new Event;
   event->device = device;
   event->flags = flags;
+  if (int error = (flags & HKRT_EVENT_INTERPROCESS) ? ipc_event_create(flags, &event->ipc) : 0) {
+    delete event;
+    return error;
+  }
   std::lock_guard<Mutex> lock(scheduler_mutex);
   events.insert(event);
   device->events.insert(event);
@@ -403,6 +400,7 @@ int hkrt_event_destroy(hkrt_event* event) {
     events.erase(e);
     e->device->events.erase(e);
     if (e->op != nullptr) op_unref(e->op);
+    ipc_event_destroy(e->ipc);
   }
   delete as_event(event);
   return HKRT_SUCCESS;
@@ -412,10 +410,12 @@ int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   Stream* s = nullptr;
+  IpcEvent* ipc = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = stream_get_locked(device, handle, &s)) return error;
     if (int error = event_check_locked(event)) return error;
+    ipc = as_event(event)->ipc;
     if (as_event(event)->device != s->device)
       return fail(HKRT_ERROR_INVALID_HANDLE,
                   "the event was made on CPU device %d, the stream is on device %d",
@@ -426,6 +426,7 @@ int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
   op->kind = OpKind::Record;
   op_ref(op);  // the event's reference
   enqueue(s, op, nullptr, false);
+  if (ipc != nullptr) ipc_event_record(ipc, s);
   std::lock_guard<Mutex> lock(scheduler_mutex);
   Event* e = as_event(event);
   if (events.count(e) == 0) {  // destroyed meanwhile by another thread
@@ -441,14 +442,17 @@ int hkrt_event_synchronize(hkrt_event* event) {
   if (int error = ensure_init()) return error;
   Op* op = nullptr;
   Device* device = nullptr;
+  IpcEvent* ipc = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
     device = as_event(event)->device;
     op = as_event(event)->op;
     if (op != nullptr) op_ref(op);
+    ipc = as_event(event)->ipc;
   }
   if (op != nullptr) wait_and_unref(op);
+  if (ipc != nullptr) ipc_event_wait(ipc);
   return sticky_check(device);
 }
 
@@ -457,6 +461,7 @@ int hkrt_event_query(hkrt_event* event) {
   std::lock_guard<Mutex> lock(scheduler_mutex);
   if (int error = event_check_locked(event)) return error;
   if (int error = sticky_check(as_event(event)->device)) return error;
+  if (as_event(event)->ipc != nullptr) return ipc_event_query(as_event(event)->ipc);
   const Op* op = as_event(event)->op;
   if (op != nullptr && !op->done.load(std::memory_order_acquire))
     return fail(HKRT_ERROR_NOT_READY, "the event has not completed yet");

@@ -70,6 +70,7 @@ enum {
 #define HKRT_STREAM_NON_BLOCKING 0x1u
 #define HKRT_EVENT_BLOCKING_SYNC 0x1u
 #define HKRT_EVENT_DISABLE_TIMING 0x2u
+#define HKRT_EVENT_INTERPROCESS 0x4u  // with HKRT_EVENT_DISABLE_TIMING only (ipc.cpp)
 
 typedef struct hkrt_stream hkrt_stream;  // NULL is the null (legacy default) stream
 typedef struct hkrt_event hkrt_event;
@@ -204,6 +205,13 @@ int hkrt_event_elapsed_time(float* ms, hkrt_event* start, hkrt_event* stop);
 int hkrt_ipc_get_mem_handle(void* handle, void* ptr);
 int hkrt_ipc_open_mem_handle(int device, void** ptr, const void* handle, unsigned int flags);
 int hkrt_ipc_close_mem_handle(void* ptr);
+// Events of HKRT_EVENT_INTERPROCESS shared the same way: a record, query,
+// synchronize or stream wait in any process that has the event sees the
+// records of all of them.  The handle of an event made without the flag is
+// hipErrorInvalidConfiguration; an opened event is of `device`, with timing
+// disabled, and is destroyed by hkrt_event_destroy.
+int hkrt_ipc_get_event_handle(void* handle, hkrt_event* event);
+int hkrt_ipc_open_event_handle(int device, hkrt_event** out, const void* handle);
 
 int hkrt_device_synchronize(int device);
 // Clears the device's sticky error, waits for and destroys its streams,

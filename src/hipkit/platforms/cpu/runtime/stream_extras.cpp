@@ -1,6 +1,7 @@
-// Waits on and writes of memory words in a stream's order (hkrt_stream_wait_value,
-// hkrt_stream_write_value): hipStreamWaitValue32/64 and hipStreamWriteValue32/64,
-// and the waits of interprocess events (ipc_event.cpp).
+// What streams do beyond ordering ops: waits on and writes of memory words in a
+// stream's order (hkrt_stream_wait_value, hkrt_stream_write_value:
+// hipStreamWaitValue32/64 and hipStreamWriteValue32/64, and the waits of
+// interprocess events, ipc.cpp), and a stream's device, flags and priority.
 //
 // A wait is two ops on its stream: a small host function that arms it once the
 // work before it is done, and a marker that also depends on a "gate", an op of
@@ -129,16 +130,6 @@ void write_word(void* data) {
     __atomic_store_n(static_cast<uint64_t*>(ptr), value, __ATOMIC_RELEASE);
 }
 
-Op* small_host_op(void (*fn)(void*), void* data) {
-  auto* op = new Op;
-  op->kind = OpKind::HostFunc;
-  op->total = 1;
-  op->host_fn = fn;
-  op->host_data = data;
-  op->host_always = true;
-  return op;
-}
-
 int check_word(const void* ptr, unsigned bytes) {
   if (bytes != 4 && bytes != 8)
     return fail(HKRT_ERROR_INVALID_VALUE, "stream value: %u bytes, not 4 or 8", bytes);
@@ -149,6 +140,16 @@ int check_word(const void* ptr, unsigned bytes) {
 }
 
 }  // namespace
+
+Op* small_host_op(void (*fn)(void*), void* data) {
+  auto* op = new Op;
+  op->kind = OpKind::HostFunc;
+  op->total = 1;
+  op->host_fn = fn;
+  op->host_data = data;
+  op->host_always = true;
+  return op;
+}
 
 int enqueue_value_wait(Stream* stream, const void* ptr, uint64_t value, uint64_t mask,
                        unsigned compare, unsigned bytes) {
@@ -170,6 +171,26 @@ int enqueue_value_wait(Stream* stream, const void* ptr, uint64_t value, uint64_t
 using namespace hk;
 
 extern "C" {
+
+int hkrt_stream_get_device(int index, hkrt_stream* handle, int* out) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream device: NULL output");
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  *out = stream_device(s)->index;
+  return HKRT_SUCCESS;
+}
+
+int hkrt_stream_get_info(int index, hkrt_stream* handle, unsigned int* flags, int* priority) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  if (flags != nullptr) *flags = stream_flags(s);
+  if (priority != nullptr) *priority = stream_priority(s);
+  return HKRT_SUCCESS;
+}
 
 int hkrt_stream_wait_value(int index, hkrt_stream* handle, const void* ptr, uint64_t value,
                            uint64_t mask, unsigned int compare, unsigned int bytes) {
