@@ -5,7 +5,9 @@
 // stream.cpp (operations, their ordering, streams, events), executor.cpp
 // (each device's worker threads running kernels, large copies and host
 // functions), launch.cpp (function registry, launch validation),
-// host_func.cpp (host functions on streams), module.cpp (kernel modules),
+// host_func.cpp (host functions on streams), stream_extras.cpp (waits and
+// writes of words in stream order, a stream's properties), ipc.cpp (memory
+// and events shared with other processes), module.cpp (kernel modules),
 // fiber.cpp (GPU threads as user-space contexts), signals.cpp (faults and
 // traps in kernel code), activity.cpp (timestamps of the work run,
 // activity.h) and program.cpp (the kernels and globals of whole programs).
