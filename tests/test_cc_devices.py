@@ -212,7 +212,8 @@ int contexts_and_errors(int count) {
   int blocks = 0, grid = 0, block = 0;
   EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, plain, 0, 0), hipErrorInvalidValue);
   EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessor(nullptr, plain, 32, 0), hipErrorInvalidValue);
-  EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, plain, 32, 0, 4), hipErrorInvalidValue);
+  EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, plain, 32, 0, 4),
+         hipErrorInvalidValue);
   EXPECT(hipOccupancyMaxPotentialBlockSize(&grid, &block, plain, 0, -1), hipErrorInvalidValue);
   EXPECT(hipOccupancyMaxPotentialBlockSize(nullptr, &block, plain, 0, 0), hipErrorInvalidValue);
   EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(&value), 32, 0),
@@ -327,7 +328,11 @@ def test_occupancy_matches_the_properties(program, devices):
     active = rows(lines, "active")
     assert len(active) == 8 * 4 * 3
     for name, block, shared, blocks in active:
-        assert int(blocks) == active_reference(prop, attrs[name], int(block), int(shared)), (name, block, shared)
+        assert int(blocks) == active_reference(prop, attrs[name], int(block), int(shared)), (
+            name,
+            block,
+            shared,
+        )
     potential = rows(lines, "potential")
     assert len(potential) == 5 * 3 * 3
     for name, shared, limit, grid, block in potential:

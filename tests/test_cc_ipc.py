@@ -186,7 +186,6 @@ def test_a_handle_of_a_process_that_exited_is_refused(program, tmp_path):
     assert opened.stdout.decode().strip() == "hipErrorInvalidValue"
 
 
-
 EVENTS = r"""
 #include <hip/hip_runtime.h>
 
