@@ -1,4 +1,4 @@
-"""HIP's extensions in programs built by ``hipkit cc`` (hipkit_portable/hip_ext.h and
+"""HIP's extensions in programs built by ``hipkit cc`` (hipkit_program/hip_ext.h and
 each platform's kernel-name queries): hipExtMallocWithFlags, hipExtHostAlloc,
 hipMemcpyWithStream, hipExtLaunchKernel between events, hipExtGetLastError,
 hipKernelNameRefByPtr, with their errors.  Run on the CPU here; built for NVIDIA here

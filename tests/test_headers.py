@@ -24,9 +24,12 @@ _COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?
 
 def header_folders(root: Path) -> dict[str, Path]:
     """The header folders of each platform under ``root`` (a ``platforms``
-    folder), and the portable one."""
+    folder), and the shared ones (kernels' and programs')."""
     folders = {p.name: p / "include" for p in sorted(root.iterdir()) if (p / "include").is_dir()}
-    return {**folders, "portable": root / "include" / "hipkit_portable"}
+    shared = {"portable": root / "include" / "hipkit_portable"}
+    if (root / "include" / "hipkit_program").is_dir():  # what programs' host code shares
+        shared["program"] = root / "include" / "hipkit_program"
+    return {**folders, **shared}
 
 
 def code_lines(text: str) -> list[tuple[int, str]]:

@@ -80,7 +80,7 @@ HAND_WRITTEN = {
     "hiprtcCompileProgram": "adds hipkit's device headers and the device's architecture (rtc.h)",
     "hipStreamCallback_t": "told a hipError_t, not a cudaError_t",
     "hipStreamAddCallback": "takes a hipStreamCallback_t",
-    "hipPointerAttribute_t": "HIP's fields, with isManaged (hipkit_portable/memory_structs.h)",
+    "hipPointerAttribute_t": "HIP's fields, with isManaged (hipkit_program/memory_structs.h)",
     "hipPointerGetAttributes": "fills HIP's hipPointerAttribute_t (memory.h)",
     "hipMemAdvise": "a device number, where CUDA 13 takes a cudaMemLocation (memory.h)",
     "hipMemPrefetchAsync": "a device number, where CUDA 13 takes a cudaMemLocation (memory.h)",

@@ -196,11 +196,13 @@ Op* take_job(Pool* pool, uint64_t* backlog) {
     const bool cooperative = op->kind == OpKind::Kernel && op->kernel.grid_barrier;
     if (cooperative && pool->cooperative != nullptr && pool->cooperative != op) continue;
     *backlog += op->total - next;
-    if (job == nullptr) {
-      job = op;
-      op_ref(op);
-      if (cooperative) pool->cooperative = op;
-    }
+    // The first job of the greatest priority (lowest number) present.
+    if (job == nullptr || op->priority < job->priority) job = op;
+  }
+  if (job != nullptr) {
+    op_ref(job);
+    // One cooperative launch at a time per device: its blocks must all be co-resident.
+    if (job->kind == OpKind::Kernel && job->kernel.grid_barrier) pool->cooperative = job;
   }
   return job;
 }

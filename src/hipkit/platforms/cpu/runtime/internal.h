@@ -5,7 +5,9 @@
 // stream.cpp (operations, their ordering, streams, events), executor.cpp
 // (each device's worker threads running kernels, large copies and host
 // functions), launch.cpp (function registry, launch validation),
-// host_func.cpp (host functions on streams), module.cpp (kernel modules),
+// host_func.cpp (host functions on streams), stream_extras.cpp (waits and
+// writes of words in stream order, a stream's properties), ipc.cpp (memory
+// and events shared with other processes), module.cpp (kernel modules),
 // fiber.cpp (GPU threads as user-space contexts), signals.cpp (faults and
 // traps in kernel code), activity.cpp (timestamps of the work run,
 // activity.h) and program.cpp (the kernels and globals of whole programs).
@@ -199,6 +201,7 @@ struct Op {
   OpKind kind;
   Device* device = nullptr;      // its stream's: whose workers run it (set by enqueue)
   bool is_job = false;
+  int8_t priority = 0;           // its stream's: workers take the greatest (lowest) first
   int pending = 0;               // unfinished dependencies (under the scheduler lock)
   std::vector<Op*> dependents;   // ops waiting for this one (under the scheduler lock)
   int64_t timestamp_ns = 0;      // Record: when it ran
@@ -288,6 +291,30 @@ void wait_legacy(Device* device);
 // hkrt_device_reset's part: destroys the device's streams and events (its
 // queues are empty).
 void destroy_streams_and_events(Device* device);
+unsigned stream_flags(const Stream* stream);
+int stream_priority(const Stream* stream);
+
+// ---- stream_extras.cpp, ipc.cpp -----------------------------------------------
+
+// Holds back `stream`'s later work until the word at `ptr` meets `value` under
+// `mask` by `compare` (arguments checked by the caller).
+int enqueue_value_wait(Stream* stream, const void* ptr, uint64_t value, uint64_t mask,
+                       unsigned compare, unsigned bytes);
+// A small host function op that runs even when its device's work is dropped.
+Op* small_host_op(void (*fn)(void*), void* data);
+
+// An interprocess event's state, shared with other processes (ipc.cpp).
+struct IpcEvent;
+int ipc_event_create(unsigned flags, IpcEvent** out);  // null: hipErrorInvalidValue's detail
+void ipc_event_destroy(IpcEvent* ipc);                 // null: nothing
+// A record of the event enqueued on `stream` now (after its Record op).
+void ipc_event_record(IpcEvent* ipc, Stream* stream);
+// hipSuccess or hipErrorNotReady: whether its latest record, of any process, is done.
+int ipc_event_query(IpcEvent* ipc);
+void ipc_event_wait(IpcEvent* ipc);
+int ipc_event_stream_wait(IpcEvent* ipc, Stream* stream);
+// The event's interprocess state (set to `attach` first if not null), or an invalid handle.
+int event_ipc(hkrt_event* event, IpcEvent** out, IpcEvent* attach);
 
 // ---- activity.cpp: timestamps of the work run (activity.h) ---------------
 

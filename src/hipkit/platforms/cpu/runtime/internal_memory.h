@@ -29,6 +29,19 @@ bool allocation_find(const void* ptr, AllocationInfo* out);
 // hkrt_free of it calls pool_free_sync.
 int allocate_pool_block(Device* owner, MemPool* pool, size_t size, void** out);
 void release_pool_block(void* base);
+// Interprocess memory (ipc.cpp): the allocation of hkrt_malloc that `ptr` lies in,
+// moved in place to a memfd if it was not yet (hipErrorInvalidHandle if none).
+struct SharedAllocation {
+  uintptr_t base;
+  size_t size;
+  int fd;  // open as long as the allocation lives
+  Device* owner;
+};
+int share_allocation(const void* ptr, SharedAllocation* out);
+// Maps `size` bytes of the memfd `fd` (another process's allocation) as memory
+// of `owner` that hkrt_free refuses and close_import unmaps (a device's reset too).
+int import_mapping(Device* owner, int fd, size_t size, void** out);
+int close_import(void* ptr);
 
 // ---- pool.cpp / managed.cpp --------------------------------------------------
 

@@ -7,6 +7,10 @@
 // Large allocations are mapped directly: pages are only touched when used,
 // and freeing returns them.
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +36,8 @@ struct Allocation {
   uint64_t id;      // never reused (HIP_POINTER_ATTRIBUTE_BUFFER_ID)
   unsigned flags;   // as allocated or registered (hipHostGetFlags)
   MemPool* pool;    // the memory pool whose block it is, or null
+  int shared_fd = -1;     // its memfd once shared with other processes (share_allocation)
+  bool imported = false;  // another process's memory (import_mapping): not counted, not freed
 };
 
 std::mutex memory_mutex;
@@ -55,6 +61,11 @@ uint64_t meminfo_bytes(const char* key) {
 }
 
 void release(uintptr_t address, const Allocation& allocation) {
+  if (allocation.shared_fd >= 0) close(allocation.shared_fd);
+  if (allocation.imported) {
+    munmap(reinterpret_cast<void*>(address), allocation.reserved);
+    return;
+  }
   if (allocation.kind == HKRT_MEMORY_MANAGED) managed_forget(address);
   if (allocation.kind == HKRT_MEMORY_REGISTERED) return;  // the caller's memory
   if (allocation.mapped)
@@ -101,7 +112,9 @@ int allocate(Device* owner, void** ptr, size_t size, int kind, unsigned flags = 
                 static_cast<unsigned long long>(mem_total_bytes()));
   }
   size_t reserved = (size + kAlignment - 1) / kAlignment * kAlignment;
-  bool mapped = reserved >= kMapMin;
+  // Device memory is mapped whatever its size, so that it can be shared with
+  // another process in place (share_allocation).
+  bool mapped = kind == HKRT_MEMORY_DEVICE || reserved >= kMapMin;
   void* p = nullptr;
   if (mapped) {
     p = mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -127,6 +140,8 @@ int deallocate(void* ptr, int kind) {
   {
     std::lock_guard<std::mutex> lock(memory_mutex);
     auto it = allocations.find(uintptr_t(ptr));
+    if (it != allocations.end() && it->second.imported)
+      return fail(HKRT_ERROR_INVALID_VALUE, "%p is another process's memory: close it instead", ptr);
     const int found = it == allocations.end() ? 0 : it->second.kind;
     // hipFree frees managed memory too.
     if (found != kind && !(kind == HKRT_MEMORY_DEVICE && found == HKRT_MEMORY_MANAGED))
@@ -146,75 +161,6 @@ int deallocate(void* ptr, int kind) {
   release(it->first, it->second);
   allocations.erase(it);
   return HKRT_SUCCESS;
-}
-
-// Enqueues a Copy or Set op and, if synchronous, waits for it.
-int submit(Op* op, Stream* stream, int async) {
-  split_copy(op, stream_device(stream));
-  Op* waited = enqueue(stream, op, nullptr, async == 0);
-  if (waited == nullptr) return HKRT_SUCCESS;
-  wait_and_unref(waited);
-  return sticky_check(stream_device(stream));
-}
-
-// One side of a copy: the kind of memory (hkrt_pointer_info) and the device
-// it counts as (null: the host).
-struct Side {
-  int kind = 0;
-  Device* device = nullptr;
-};
-
-Side side_of(const void* ptr) {
-  std::lock_guard<std::mutex> lock(memory_mutex);
-  const Allocation* found = find_locked(ptr);
-  if (found == nullptr) return {};
-  const bool on_device = found->kind == HKRT_MEMORY_DEVICE || found->kind == HKRT_MEMORY_MANAGED;
-  return {found->kind, on_device ? found->owner : nullptr};
-}
-
-// The common part of hkrt_memcpy and hkrt_memcpy_peer.
-int copy(Stream* stream, void* dst, Side to, const void* src, Side from, size_t bytes, int kind,
-         int async) {
-  if (int error = sticky_check(stream_device(stream))) return error;
-  if (int error = capture_admit(stream, async ? kCaptureEnqueue : kCaptureUnsafe)) return error;
-  if (bytes == 0) return HKRT_SUCCESS;
-  // A synchronous copy between devices, as in HIP, follows the work queued
-  // before it on the null streams of the devices whose memory it touches.
-  if (async == 0) {
-    for (Device* other : {to.device, from.device})
-      if (other != nullptr && other != stream_device(stream)) wait_legacy(other);
-  }
-  Op* op = new Op;
-  op->kind = OpKind::Copy;
-  op->copy_kind = uint32_t(kind);
-  op->dst = dst;
-  op->src = src;
-  op->bytes = bytes;
-  op->dst_device = int16_t(to.device != nullptr ? to.device->index : -1);
-  op->src_device = int16_t(from.device != nullptr ? from.device->index : -1);
-  // As HIP and CUDA do with pageable host memory (not from hkrt_malloc or
-  // hkrt_host_malloc): an asynchronous copy from it reads it before
-  // returning, and one into it completes before returning.  A captured copy
-  // reads and writes the memory when its graph runs.
-  if (async && capture_any() && stream_capture_point(stream).capture != nullptr) {
-  } else if (async && to.kind == 0) {
-    async = 0;
-  } else if (async && from.kind == 0) {
-    op->staging.reset(new (std::nothrow) unsigned char[bytes]);
-    if (op->staging == nullptr) {
-      op_unref(op);
-      return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot stage %zu bytes of pageable memory", bytes);
-    }
-    ExecContext ctx;
-    ctx.what = "memcpy";
-    unsigned char* staging = op->staging.get();
-    if (int code = run_guarded(ctx, [=] { memcpy(staging, src, bytes); })) {
-      op_unref(op);
-      return fail(code, "%s", ctx.detail);
-    }
-    op->src = staging;
-  }
-  return submit(op, stream, async);
 }
 
 }  // namespace
@@ -240,14 +186,85 @@ void release_pool_block(void* base) {
   allocations.erase(it);
 }
 
-void split_copy(Op* op, const Device* device) {
-  op->is_job = op->bytes > kCopyParallelMin && device->num_workers > 1;
-  if (op->is_job) op->total = (op->bytes + kCopyPiece - 1) / kCopyPiece;
-}
-
 uint64_t mem_total_bytes() {
   static const uint64_t total = meminfo_bytes("MemTotal");
   return total;
+}
+
+size_t page_bytes(size_t bytes) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+int share_allocation(const void* ptr, SharedAllocation* out) {
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    const Allocation* found = find_locked(ptr);
+    if (found == nullptr || found->kind != HKRT_MEMORY_DEVICE || found->imported)
+      return fail(HKRT_ERROR_INVALID_HANDLE, "%p is not in memory from hipMalloc", ptr);
+  }
+  // The copy into shared memory below must see the kernels' last writes.
+  drain_every_device();
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = allocations.upper_bound(uintptr_t(ptr));
+  if (it == allocations.begin()) return fail(HKRT_ERROR_INVALID_HANDLE, "%p was freed", ptr);
+  --it;
+  Allocation& a = it->second;
+  if (uintptr_t(ptr) - it->first >= a.size || a.kind != HKRT_MEMORY_DEVICE || a.imported)
+    return fail(HKRT_ERROR_INVALID_HANDLE, "%p was freed", ptr);
+  if (a.shared_fd < 0) {
+    // Its pages move, in place, to a memfd that other processes can map.
+    const size_t bytes = page_bytes(a.reserved);
+    int fd = int(syscall(SYS_memfd_create, "hipkit-ipc", 1u /* MFD_CLOEXEC */));
+    if (fd < 0) return fail(HKRT_ERROR_MAP_FAILED, "memfd_create: %s", strerror(errno));
+    void* address = reinterpret_cast<void*>(it->first);
+    bool ok = ftruncate(fd, off_t(bytes)) == 0 && pwrite(fd, address, a.size, 0) == ssize_t(a.size) &&
+              mmap(address, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == address;
+    if (!ok) {
+      close(fd);
+      return fail(HKRT_ERROR_MAP_FAILED, "cannot share %zu bytes at %p: %s", a.size, address,
+                  strerror(errno));
+    }
+    a.shared_fd = fd;
+    a.reserved = bytes;
+  }
+  *out = SharedAllocation{it->first, a.size, a.shared_fd, a.owner};
+  return HKRT_SUCCESS;
+}
+
+int import_mapping(Device* owner, int fd, size_t size, void** out) {
+  const size_t bytes = page_bytes(size);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return fail(HKRT_ERROR_MAP_FAILED, "mmap: %s", strerror(errno));
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  Allocation a{size, bytes, HKRT_MEMORY_DEVICE, owner, true};
+  a.imported = true;
+  allocations[uintptr_t(p)] = a;
+  *out = p;
+  return HKRT_SUCCESS;
+}
+
+int close_import(void* ptr) {
+  // The mapping `ptr` lies in (open returns its base plus the handle's offset).
+  auto imported = [ptr] {
+    auto it = allocations.upper_bound(uintptr_t(ptr));
+    if (it == allocations.begin()) return allocations.end();
+    --it;
+    return uintptr_t(ptr) - it->first < it->second.size && it->second.imported ? it
+                                                                                : allocations.end();
+  };
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    if (imported() == allocations.end())
+      return fail(HKRT_ERROR_INVALID_HANDLE, "%p was not opened by hipIpcOpenMemHandle", ptr);
+  }
+  drain_every_device();  // as hipFree: the work that may use it finishes first
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  auto it = imported();
+  if (it == allocations.end()) return fail(HKRT_ERROR_INVALID_HANDLE, "%p was closed twice", ptr);
+  release(it->first, it->second);
+  allocations.erase(it);
+  return HKRT_SUCCESS;
 }
 
 void free_all_allocations(Device* device) {
@@ -370,60 +387,6 @@ int hkrt_mem_get_info(int index, size_t* free_bytes, size_t* total_bytes) {
   *free_bytes = size_t(std::min(left, meminfo_bytes("MemAvailable")));
   *total_bytes = size_t(total);
   return HKRT_SUCCESS;
-}
-
-int hkrt_memcpy(int index, void* dst, const void* src, size_t bytes, int kind,
-                hkrt_stream* handle, int async) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (kind < HKRT_MEMCPY_HOST_TO_HOST || kind > HKRT_MEMCPY_DEFAULT)
-    return fail(HKRT_ERROR_INVALID_MEMCPY_DIRECTION, "invalid memcpy kind %d", kind);
-  if (bytes > 0 && (dst == nullptr || src == nullptr))
-    return fail(HKRT_ERROR_INVALID_VALUE, "memcpy of %zu bytes with a NULL pointer", bytes);
-  Stream* stream = nullptr;
-  if (int error = stream_get(device, handle, &stream)) return error;
-  return copy(stream, dst, side_of(dst), src, side_of(src), bytes, kind, async);
-}
-
-int hkrt_memcpy_peer(void* dst, int dst_index, const void* src, int src_index, size_t bytes,
-                     int index, hkrt_stream* handle, int async) {
-  Device *device = nullptr, *dst_device = nullptr, *src_device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (int error = device_get(dst_index, &dst_device)) return error;
-  if (int error = device_get(src_index, &src_device)) return error;
-  if (bytes > 0 && (dst == nullptr || src == nullptr))
-    return fail(HKRT_ERROR_INVALID_VALUE, "peer copy of %zu bytes with a NULL pointer", bytes);
-  Stream* stream = nullptr;
-  if (int error = stream_get(device, handle, &stream)) return error;
-  // The devices named, whatever memory the pointers are in (as HIP, which
-  // does not check them).
-  Side to{side_of(dst).kind, dst_device}, from{side_of(src).kind, src_device};
-  return copy(stream, dst, to, src, from, bytes, HKRT_MEMCPY_DEVICE_TO_DEVICE, async);
-}
-
-int hkrt_memset(int index, void* dst, uint32_t value, size_t count, uint32_t elem_size,
-                hkrt_stream* handle, int async) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (elem_size != 1 && elem_size != 2 && elem_size != 4)
-    return fail(HKRT_ERROR_INVALID_VALUE, "memset element size must be 1, 2 or 4, not %u",
-                elem_size);
-  if (count > 0 && dst == nullptr)
-    return fail(HKRT_ERROR_INVALID_VALUE, "memset of %zu elements at NULL", count);
-  Stream* stream = nullptr;
-  if (int error = stream_get(device, handle, &stream)) return error;
-  if (int error = sticky_check(stream_device(stream))) return error;
-  if (int error = capture_admit(stream, async ? kCaptureEnqueue : kCaptureUnsafe)) return error;
-  if (count == 0) return HKRT_SUCCESS;
-  Op* op = new Op;
-  op->kind = OpKind::Set;
-  op->dst = dst;
-  const Device* owner = side_of(dst).device;
-  op->dst_device = int16_t(owner != nullptr ? owner->index : -1);
-  op->bytes = count * elem_size;
-  op->value = elem_size == 4 ? value : value & ((1u << (8 * elem_size)) - 1);
-  op->elem_size = elem_size;
-  return submit(op, stream, async);
 }
 
 }  // extern "C"

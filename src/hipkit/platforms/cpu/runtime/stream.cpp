@@ -9,6 +9,7 @@
 // op recorded into it; waiting on an event, of any device, adds a dependency
 // on that op.  Dependencies form a graph resolved as ops complete, so a
 // stream never polls another.
+#include <algorithm>
 #include <unordered_set>
 
 #include "internal.h"
@@ -18,13 +19,14 @@
 
 namespace hk {
 
+Mutex scheduler_mutex;
+std::unordered_set<Event*> events;
+
 namespace {
 
-Mutex scheduler_mutex;
-// Every device's streams and events (not their null streams), for checking
-// handles; each device also lists its own.
+// Every device's streams (not their null streams), for checking handles; each
+// device also lists its own.
 std::unordered_set<Stream*> streams;
-std::unordered_set<Event*> events;
 
 // Bumped whenever an op completes; host threads sleep on it.
 std::atomic<uint32_t> epoch{0};
@@ -58,10 +60,11 @@ void wait_all_and_unref(const std::vector<Op*>& ops) {
 }
 
 Stream* as_stream(hkrt_stream* handle) { return static_cast<Stream*>(handle); }
-Event* as_event(hkrt_event* handle) { return static_cast<Event*>(handle); }
 
 // The handle the API knows a stream by (NULL for a null stream).
 hkrt_stream* handle_of(Stream* stream) { return is_null(stream) ? nullptr : stream; }
+
+}  // namespace
 
 // A stream's handle under the lock: stream_get's check.
 int stream_get_locked(Device* device, hkrt_stream* handle, Stream** out) {
@@ -80,8 +83,6 @@ int event_check_locked(hkrt_event* event) {
     return fail(HKRT_ERROR_INVALID_HANDLE, "invalid event handle %p", static_cast<void*>(event));
   return HKRT_SUCCESS;
 }
-
-}  // namespace
 
 bool is_blocking(const Stream* stream) {
   return (stream->flags & HKRT_STREAM_NON_BLOCKING) == 0;
@@ -117,6 +118,7 @@ void wait_and_unref(Op* op) {
 
 Op* enqueue(Stream* s, Op* op, Op* extra_dependency, bool wait) {
   op->device = s->device;
+  op->priority = s->priority;
   if (capture_any() && capture_take(s, op)) return nullptr;
   if (uint32_t session = activity_session.load(std::memory_order_relaxed))
     activity_enqueued(op, uint64_t(reinterpret_cast<uintptr_t>(handle_of(s))), session);
@@ -209,6 +211,8 @@ Op* event_exchange(hkrt_event* event, Op* op) {
   else if (previous != nullptr) op_ref(previous);
   return previous;
 }
+unsigned stream_flags(const Stream* stream) { return stream->flags; }
+int stream_priority(const Stream* stream) { return stream->priority; }
 
 void streams_init(Device* device) {
   device->null_stream = new Stream;
@@ -258,6 +262,14 @@ void destroy_streams_and_events(Device* device) {
   device->events.clear();
 }
 
+int event_ipc(hkrt_event* event, IpcEvent** out, IpcEvent* attach) {
+  std::lock_guard<Mutex> lock(scheduler_mutex);
+  if (int error = event_check_locked(event)) return error;
+  if (attach != nullptr) as_event(event)->ipc = attach;
+  *out = as_event(event)->ipc;
+  return HKRT_SUCCESS;
+}
+
 }  // namespace hk
 
 using namespace hk;
@@ -265,6 +277,11 @@ using namespace hk;
 extern "C" {
 
 int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
+  return hkrt_stream_create_with_priority(index, out, flags, 0);
+}
+
+int hkrt_stream_create_with_priority(int index, hkrt_stream** out, unsigned int flags,
+                                     int priority) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream create: NULL output");
@@ -275,6 +292,8 @@ int hkrt_stream_create(int index, hkrt_stream** out, unsigned int flags) {
   stream->device = device;
   stream->flags = flags;
   stream->id = next_stream_id();
+  stream->priority = std::min(HKRT_STREAM_PRIORITY_LEAST,
+                              std::max(HKRT_STREAM_PRIORITY_GREATEST, priority));
   std::lock_guard<Mutex> lock(scheduler_mutex);
   streams.insert(stream);
   device->streams.insert(stream);
@@ -299,16 +318,6 @@ int hkrt_stream_destroy(hkrt_stream* handle) {
   }
   delete s;
   return sticky_check(device);
-}
-
-int hkrt_stream_get_device(int index, hkrt_stream* handle, int* out) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "stream device: NULL output");
-  Stream* s = nullptr;
-  if (int error = stream_get(device, handle, &s)) return error;
-  *out = s->device->index;
-  return HKRT_SUCCESS;
 }
 
 int hkrt_stream_synchronize(int index, hkrt_stream* handle) {
@@ -358,13 +367,16 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   bool captured = false;
   if (int error = capture_any() ? capture_wait(s, event, &captured) : 0) return error;
   if (captured) return HKRT_SUCCESS;
+  IpcEvent* ipc = nullptr;
   {
     std::lock_guard<Mutex> lock(scheduler_mutex);
     if (int error = event_check_locked(event)) return error;
-    recorded = as_event(event)->op;
-    if (recorded == nullptr) return HKRT_SUCCESS;  // never recorded: nothing to wait for
-    op_ref(recorded);
+    ipc = as_event(event)->ipc;  // its records may be another process's: waited for by value
+    recorded = ipc != nullptr ? nullptr : as_event(event)->op;
+    if (ipc == nullptr && recorded == nullptr) return HKRT_SUCCESS;  // never recorded
+    if (recorded != nullptr) op_ref(recorded);
   }
+  if (ipc != nullptr) return ipc_event_stream_wait(ipc, s);
   Op* marker = new Op;
   marker->kind = OpKind::Marker;
   enqueue(s, marker, recorded, false);
@@ -372,123 +384,6 @@ int hkrt_stream_wait_event(int index, hkrt_stream* handle, hkrt_event* event,
   std::lock_guard<Mutex> lock(scheduler_mutex);
   if (events.count(as_event(event)) != 0)
     for (const StreamPoint& point : as_event(event)->clock) clock_merge(s->clock, point);
-  return HKRT_SUCCESS;
-}
-
-int hkrt_event_create(int index, hkrt_event** out, unsigned int flags) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "event create: NULL output");
-  if ((flags & ~(HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING)) != 0)
-    return fail(HKRT_ERROR_INVALID_VALUE, "unsupported event flags 0x%x", flags);
-  if (int error = sticky_check(device)) return error;
-  auto* event = new Event;
-  event->device = device;
-  event->flags = flags;
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  events.insert(event);
-  device->events.insert(event);
-  *out = event;
-  return HKRT_SUCCESS;
-}
-
-int hkrt_event_destroy(hkrt_event* event) {
-  if (int error = ensure_init()) return error;
-  {
-    std::lock_guard<Mutex> lock(scheduler_mutex);
-    if (int error = event_check_locked(event)) return error;
-    Event* e = as_event(event);
-    events.erase(e);
-    e->device->events.erase(e);
-    if (e->op != nullptr) op_unref(e->op);
-  }
-  delete as_event(event);
-  return HKRT_SUCCESS;
-}
-
-int hkrt_event_record(int index, hkrt_event* event, hkrt_stream* handle) {
-  Device* device = nullptr;
-  if (int error = device_get(index, &device)) return error;
-  Stream* s = nullptr;
-  {
-    std::lock_guard<Mutex> lock(scheduler_mutex);
-    if (int error = stream_get_locked(device, handle, &s)) return error;
-    if (int error = event_check_locked(event)) return error;
-    if (as_event(event)->device != s->device)
-      return fail(HKRT_ERROR_INVALID_HANDLE,
-                  "the event was made on CPU device %d, the stream is on device %d",
-                  as_event(event)->device->index, s->device->index);
-  }
-  if (int error = sticky_check(s->device)) return error;
-  bool captured = false;
-  if (int error = capture_record(s, as_event(event)->capture, &captured)) return error;
-  if (captured) return HKRT_SUCCESS;
-  Op* op = new Op;
-  op->kind = OpKind::Record;
-  op_ref(op);  // the event's reference
-  enqueue(s, op, nullptr, false);
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  Event* e = as_event(event);
-  if (events.count(e) == 0) {  // destroyed meanwhile by another thread
-    op_unref(op);
-    return HKRT_SUCCESS;
-  }
-  if (e->op != nullptr) op_unref(e->op);
-  e->op = op;
-  e->clock = s->clock;
-  clock_merge(e->clock, {s->id, s->count});
-  return HKRT_SUCCESS;
-}
-
-int hkrt_event_synchronize(hkrt_event* event) {
-  if (int error = ensure_init()) return error;
-  Op* op = nullptr;
-  Device* device = nullptr;
-  {
-    std::lock_guard<Mutex> lock(scheduler_mutex);
-    if (int error = event_check_locked(event)) return error;
-    if (int error = capture_event_check(as_event(event)->capture)) return error;
-    device = as_event(event)->device;
-    op = as_event(event)->op;
-    if (op != nullptr) op_ref(op);
-  }
-  if (op != nullptr) wait_and_unref(op);
-  pools_trim_on_sync();
-  return sticky_check(device);
-}
-
-int hkrt_event_query(hkrt_event* event) {
-  if (int error = ensure_init()) return error;
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  if (int error = event_check_locked(event)) return error;
-  if (int error = capture_event_check(as_event(event)->capture)) return error;
-  if (int error = sticky_check(as_event(event)->device)) return error;
-  const Op* op = as_event(event)->op;
-  if (op != nullptr && !op->done.load(std::memory_order_acquire))
-    return fail(HKRT_ERROR_NOT_READY, "the event has not completed yet");
-  return HKRT_SUCCESS;
-}
-
-int hkrt_event_elapsed_time(float* ms, hkrt_event* start_handle, hkrt_event* stop_handle) {
-  if (int error = ensure_init()) return error;
-  if (ms == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "elapsed time: NULL output");
-  std::lock_guard<Mutex> lock(scheduler_mutex);
-  if (int error = event_check_locked(start_handle)) return error;
-  if (int error = event_check_locked(stop_handle)) return error;
-  const Event* start = as_event(start_handle);
-  const Event* stop = as_event(stop_handle);
-  if (start->device != stop->device)
-    return fail(HKRT_ERROR_INVALID_HANDLE, "elapsed time between events of CPU devices %d and %d",
-                start->device->index, stop->device->index);
-  if (int error = sticky_check(start->device)) return error;
-  if (((start->flags | stop->flags) & HKRT_EVENT_DISABLE_TIMING) != 0)
-    return fail(HKRT_ERROR_INVALID_HANDLE, "elapsed time of an event created with timing disabled");
-  if (start->op == nullptr || stop->op == nullptr)
-    return fail(HKRT_ERROR_INVALID_HANDLE, "elapsed time of an event that was never recorded");
-  if (!start->op->done.load(std::memory_order_acquire) ||
-      !stop->op->done.load(std::memory_order_acquire))
-    return fail(HKRT_ERROR_NOT_READY, "elapsed time of an event that has not completed yet");
-  *ms = float(double(stop->op->timestamp_ns - start->op->timestamp_ns) / 1e6);
   return HKRT_SUCCESS;
 }
 

@@ -158,7 +158,7 @@ typedef struct hipMemcpy3DParms {
   enum hipMemcpyKind kind;
 } hipMemcpy3DParms;
 
-#include "hipkit_portable/memory_structs.h"  // hip_Memcpy2D, hipPointerAttribute_t
+#include "hipkit_program/memory_structs.h"  // hip_Memcpy2D, hipPointerAttribute_t
 
 static inline hipPitchedPtr make_hipPitchedPtr(void* ptr, size_t pitch, size_t xsize,
                                                size_t ysize) {

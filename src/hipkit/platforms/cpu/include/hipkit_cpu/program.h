@@ -17,9 +17,11 @@
 //
 // Here: errors, devices, streams, events and host functions; program_memory.h:
 // memory, copies and device globals; program_launch.h: launches, kernel
-// attributes, occupancy; program_module.h: modules; program_vmm.h: virtual memory
-// management; program_ext.h: HIP's extensions; program_visible.h: the
-// *_VISIBLE_DEVICES variables.
+// attributes; program_occupancy.h: occupancy; program_module.h: modules;
+// program_device.h, program_context.h, program_ipc.h: devices, contexts and IPC;
+// program_vmm.h: virtual memory management; program_ext.h: HIP's extensions;
+// program_cooperative.h, program_graph.h: cooperative launches and graphs;
+// program_visible.h: the *_VISIBLE_DEVICES variables.
 #ifndef HIPKIT_CPU_PROGRAM_H
 #define HIPKIT_CPU_PROGRAM_H
 
@@ -27,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <atomic>
 
 #include "device.h"
 #include "host_types.h"
@@ -61,6 +65,13 @@ inline int native(int device) {
 }
 // The runtime's index of the calling thread's current device.
 inline int current() { return native(current_device); }
+
+// The UUID of the runtime's device `native` (program_device.h).
+inline void device_uuid(int native, hipUUID* uuid);
+// Contexts (program_context.h): hipSetDevice's part, and a device's flags.
+inline void bind_primary(int ordinal);
+inline hipError_t check_flags(unsigned flags);
+inline std::atomic<unsigned>& device_flags(int native);
 
 }  // namespace __hk
 
@@ -134,6 +145,7 @@ inline hipError_t hipSetDevice(int device) {
   __HK_API_CALL();
   if (hipError_t code = __hk::check_device(device)) return code;
   __hk::current_device = device;
+  __hk::bind_primary(device);
   return hipSuccess;
 }
 
@@ -182,6 +194,10 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->minor = int(info.compute_capability[1]);
   prop->multiProcessorCount = int(info.multiprocessor_count);
   prop->l2CacheSize = int(info.l2_cache_size);
+  prop->pciDomainID = 0;  // its PCI bus id (program_device.h)
+  prop->pciBusID = __hk::native(device);
+  __hk::device_uuid(__hk::native(device), &prop->uuid);
+  prop->streamPrioritiesSupported = 1;
   // A worker thread (a "multiprocessor") runs one block at a time.
   prop->maxThreadsPerMultiProcessor = int(info.max_threads_per_block);
   prop->maxBlocksPerMultiProcessor = 1;
@@ -281,15 +297,20 @@ inline hipError_t hipDeviceReset(void) {
   return __hk::result(hkrt_device_reset(__hk::current()));
 }
 
-// Settings that change nothing on the CPU: accepted.
-inline hipError_t hipSetDeviceFlags(unsigned int) {
+// The device's flags are kept (program_context.h); the CPU's scheduling does not
+// depend on them.  The others are settings that change nothing on the CPU: accepted.
+inline hipError_t hipSetDeviceFlags(unsigned int flags) {
   __HK_API_CALL();
-  return __hk::check_device(__hk::current_device);
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
+  if (hipError_t code = __hk::check_flags(flags)) return code;
+  __hk::device_flags(__hk::current()).store(flags);
+  return hipSuccess;
 }
 inline hipError_t hipGetDeviceFlags(unsigned int* flags) {
   __HK_API_CALL();
   if (flags == nullptr) return __hk::result(hipErrorInvalidValue);
-  *flags = hipDeviceScheduleAuto;
+  if (hipError_t code = __hk::check_device(__hk::current_device)) return code;
+  *flags = __hk::device_flags(__hk::current()).load();
   return hipSuccess;
 }
 inline hipError_t hipDeviceSetCacheConfig(hipFuncCache_t) {
@@ -339,17 +360,6 @@ inline hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int fla
 inline hipError_t hipStreamCreate(hipStream_t* stream) {
   __HK_API_CALL();
   return hipStreamCreateWithFlags(stream, hipStreamDefault);
-}
-// Priorities are accepted and ignored: blocks of all streams share the workers.
-inline hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int) {
-  __HK_API_CALL();
-  return hipStreamCreateWithFlags(stream, flags);
-}
-inline hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
-  __HK_API_CALL();
-  if (least != nullptr) *least = 0;
-  if (greatest != nullptr) *greatest = 0;
-  return hipSuccess;
 }
 inline hipError_t hipStreamDestroy(hipStream_t stream) {
   __HK_API_CALL();
@@ -439,9 +449,14 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
   return __hk::result(hkrt_event_elapsed_time(ms, start, stop));
 }
 
+#include "program_stream.h"
 #include "program_memory.h"
 #include "program_launch.h"
 #include "program_module.h"
+#include "program_occupancy.h"
+#include "program_device.h"
+#include "program_context.h"
+#include "program_ipc.h"
 #include "program_vmm.h"
 #include "program_ext.h"
 #include "program_cooperative.h"

@@ -1,10 +1,10 @@
 // hipkit CPU platform: HIP's extensions in whole programs (part of program.h): those
-// written on HIP's API (hipkit_portable/hip_ext.h) and the kernel-name queries.
+// written on HIP's API (hipkit_program/hip_ext.h) and the kernel-name queries.
 #ifndef HIPKIT_CPU_PROGRAM_EXT_H
 #define HIPKIT_CPU_PROGRAM_EXT_H
 
 #define __HK_RESULT(code) ::__hk::result(code)
-#include "hipkit_portable/hip_ext.h"
+#include "hipkit_program/hip_ext.h"
 
 // A kernel's name as its source names it ("scale", "scale<float>"), or NULL.
 inline const char* hipKernelNameRef(const hipFunction_t f) {

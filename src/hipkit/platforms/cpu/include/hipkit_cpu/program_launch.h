@@ -205,38 +205,6 @@ inline hipError_t func_set_attribute(const hk_kernel_desc* desc, hipFuncAttribut
   return result(hipErrorInvalidValue);
 }
 
-// A worker thread (a "multiprocessor") runs one block at a time: a block that
-// fits occupies it.
-inline hipError_t active_blocks(int* blocks, const hk_kernel_desc* desc, int block_size,
-                                size_t dynamic_shared) {
-  if (blocks == nullptr || block_size <= 0) return result(hipErrorInvalidValue);
-  hkrt_function_attributes a;
-  if (hipError_t code = attributes(desc, &a)) return code;
-  const bool fits = static_cast<uint32_t>(block_size) <= a.max_threads_per_block &&
-                    a.static_shared_bytes + dynamic_shared <= 65536;
-  *blocks = fits ? 1 : 0;
-  return hipSuccess;
-}
-
-// The largest block a worker can run (more threads per block amortize the
-// block's start on the CPU), and enough blocks for every worker.
-inline hipError_t potential_block_size(int* grid_size, int* block_size,
-                                       const hk_kernel_desc* desc, size_t dynamic_shared,
-                                       int limit) {
-  if (grid_size == nullptr || block_size == nullptr || limit < 0)
-    return result(hipErrorInvalidValue);
-  hkrt_function_attributes a;
-  if (hipError_t code = attributes(desc, &a)) return code;
-  hkrt_device_info info;
-  if (int code = hkrt_get_device_info(current(), &info)) return result(code);
-  if (a.static_shared_bytes + dynamic_shared > 65536) return result(hipErrorInvalidValue);
-  int size = static_cast<int>(a.max_threads_per_block);
-  if (limit > 0 && limit < size) size = limit;
-  *block_size = size;
-  *grid_size = static_cast<int>(info.multiprocessor_count);
-  return hipSuccess;
-}
-
 }  // namespace __hk
 
 // ---- Launching --------------------------------------------------------------------
@@ -271,7 +239,7 @@ inline hipError_t hipLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, v
   return __hk::launch_args(desc, grid, block, shared, stream, pointers);
 }
 
-// ---- Kernel functions: attributes and occupancy --------------------------------------
+// ---- Kernel functions: attributes (occupancy: program_occupancy.h) --------------------------------------
 // Each takes a kernel (typed: any kernel) or a `const void*` handle to one (a
 // kernel some unit registered, or one launched before).
 
@@ -313,51 +281,6 @@ inline hipError_t hipFuncSetCacheConfig(void (*kernel)(P...), hipFuncCache_t) {
   __HK_API_CALL();
   const hk_kernel_desc* desc = nullptr;
   return __hk::function_of(kernel, &desc);
-}
-
-inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* kernel,
-                                                               int block_size,
-                                                               size_t dynamic_shared) {
-  __HK_API_CALL();
-  const hk_kernel_desc* desc = nullptr;
-  if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
-  return __hk::active_blocks(blocks, desc, block_size, dynamic_shared);
-}
-template <class... P>
-inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void (*kernel)(P...),
-                                                               int block_size,
-                                                               size_t dynamic_shared) {
-  __HK_API_CALL();
-  const hk_kernel_desc* desc = nullptr;
-  if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
-  return __hk::active_blocks(blocks, desc, block_size, dynamic_shared);
-}
-template <class F>
-inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, F kernel,
-                                                                        int block_size,
-                                                                        size_t dynamic_shared,
-                                                                        unsigned int flags) {
-  __HK_API_CALL();
-  if (flags != 0) return __hk::result(hipErrorInvalidValue);
-  return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, block_size, dynamic_shared);
-}
-
-inline hipError_t hipOccupancyMaxPotentialBlockSize(int* grid_size, int* block_size,
-                                                    const void* kernel, size_t dynamic_shared = 0,
-                                                    int block_size_limit = 0) {
-  __HK_API_CALL();
-  const hk_kernel_desc* desc = nullptr;
-  if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
-  return __hk::potential_block_size(grid_size, block_size, desc, dynamic_shared, block_size_limit);
-}
-template <class... P>
-inline hipError_t hipOccupancyMaxPotentialBlockSize(int* grid_size, int* block_size,
-                                                    void (*kernel)(P...), size_t dynamic_shared = 0,
-                                                    int block_size_limit = 0) {
-  __HK_API_CALL();
-  const hk_kernel_desc* desc = nullptr;
-  if (hipError_t code = __hk::function_of(kernel, &desc)) return code;
-  return __hk::potential_block_size(grid_size, block_size, desc, dynamic_shared, block_size_limit);
 }
 
 #endif  // HIPKIT_CPU_PROGRAM_LAUNCH_H

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 // hipMemLocation, hipMemAccessDesc and the allocation enums are memory_types.h's.
-#include "hipkit_portable/vmm_types.h"
+#include "hipkit_program/vmm_types.h"
 typedef enum hipMemAllocationGranularity_flags {
   hipMemAllocationGranularityMinimum = 0x0,
   hipMemAllocationGranularityRecommended = 0x1

@@ -41,6 +41,8 @@ enum {
   HKRT_ERROR_NO_DEVICE = 100,
   HKRT_ERROR_INVALID_DEVICE = 101,
   HKRT_ERROR_INVALID_IMAGE = 200,
+  HKRT_ERROR_INVALID_CONTEXT = 201,
+  HKRT_ERROR_MAP_FAILED = 205,
   HKRT_ERROR_FILE_NOT_FOUND = 301,
   HKRT_ERROR_SHARED_OBJECT_INIT_FAILED = 303,
   HKRT_ERROR_INVALID_HANDLE = 400,
@@ -81,6 +83,7 @@ enum {
 #define HKRT_STREAM_NON_BLOCKING 0x1u
 #define HKRT_EVENT_BLOCKING_SYNC 0x1u
 #define HKRT_EVENT_DISABLE_TIMING 0x2u
+#define HKRT_EVENT_INTERPROCESS 0x4u  // with HKRT_EVENT_DISABLE_TIMING only (ipc.cpp)
 
 typedef struct hkrt_stream hkrt_stream;  // NULL is the null (legacy default) stream
 typedef struct hkrt_event hkrt_event;
@@ -157,6 +160,15 @@ int hkrt_memset(int device, void* dst, uint32_t value, size_t count, uint32_t el
                 hkrt_stream* stream, int async);
 
 int hkrt_stream_create(int device, hkrt_stream** out, unsigned int flags);
+// Priorities as HIP's: lower numbers are greater, from HKRT_STREAM_PRIORITY_LEAST
+// to HKRT_STREAM_PRIORITY_GREATEST; others are clamped into that range.  The
+// device's workers take the units of a greater-priority stream's ready jobs first.
+#define HKRT_STREAM_PRIORITY_LEAST 0
+#define HKRT_STREAM_PRIORITY_GREATEST (-1)
+int hkrt_stream_create_with_priority(int device, hkrt_stream** out, unsigned int flags,
+                                     int priority);
+// The stream's creation flags and priority (either may be NULL); NULL: `device`'s null stream.
+int hkrt_stream_get_info(int device, hkrt_stream* stream, unsigned int* flags, int* priority);
 int hkrt_stream_destroy(hkrt_stream* stream);
 int hkrt_stream_synchronize(int device, hkrt_stream* stream);
 int hkrt_stream_query(int device, hkrt_stream* stream);   // hipSuccess or hipErrorNotReady
@@ -167,6 +179,23 @@ int hkrt_stream_get_device(int device, hkrt_stream* stream, int* out);
 int hkrt_stream_wait_event(int device, hkrt_stream* stream, hkrt_event* event,
                            unsigned int flags);
 
+// Waits and writes of a 32- or 64-bit word (`bytes` 4 or 8) in `stream`'s order
+// (hipStreamWaitValue32/64, hipStreamWriteValue32/64).  The wait holds back the
+// stream's later work until the word at `ptr` (any memory this process maps,
+// shared memory of another process included) meets `value` under `mask` by
+// `compare` (HKRT_WAIT_*, HIP's numbers); it is checked from when the stream
+// reaches it, by a thread of the runtime, not by a worker, so that the work
+// that writes the word can run on the same device.  The write stores `value`
+// once the work before it is done.
+#define HKRT_WAIT_GEQ 0
+#define HKRT_WAIT_EQ 1
+#define HKRT_WAIT_AND 2
+#define HKRT_WAIT_NOR 3
+int hkrt_stream_wait_value(int device, hkrt_stream* stream, const void* ptr, uint64_t value,
+                           uint64_t mask, unsigned int compare, unsigned int bytes);
+int hkrt_stream_write_value(int device, hkrt_stream* stream, void* ptr, uint64_t value,
+                            unsigned int bytes);
+
 int hkrt_event_create(int device, hkrt_event** out, unsigned int flags);
 int hkrt_event_destroy(hkrt_event* event);
 // `stream` must be of the event's device (else hipErrorInvalidHandle).
@@ -175,6 +204,27 @@ int hkrt_event_synchronize(hkrt_event* event);
 int hkrt_event_query(hkrt_event* event);
 // Events of two devices: hipErrorInvalidHandle.
 int hkrt_event_elapsed_time(float* ms, hkrt_event* start, hkrt_event* stop);
+
+// Device memory shared between processes (hipIpcGetMemHandle & co., ipc.cpp):
+// the handle of the hkrt_malloc allocation `ptr` lies in (its pages move to
+// shared memory the first time; hipErrorInvalidHandle for other memory), 64
+// bytes at `handle`; another process of the same user maps it as memory of its
+// `device` (hipErrorInvalidContext in the exporting process itself,
+// hipErrorInvalidValue for a handle that is none, or whose allocation or
+// process is gone) at the exported pointer's offset; close unmaps it
+// (hipErrorInvalidHandle for a pointer that open did not return).
+#define HKRT_IPC_HANDLE_SIZE 64
+#define HKRT_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1u
+int hkrt_ipc_get_mem_handle(void* handle, void* ptr);
+int hkrt_ipc_open_mem_handle(int device, void** ptr, const void* handle, unsigned int flags);
+int hkrt_ipc_close_mem_handle(void* ptr);
+// Events of HKRT_EVENT_INTERPROCESS shared the same way: a record, query,
+// synchronize or stream wait in any process that has the event sees the
+// records of all of them.  The handle of an event made without the flag is
+// hipErrorInvalidConfiguration; an opened event is of `device`, with timing
+// disabled, and is destroyed by hkrt_event_destroy.
+int hkrt_ipc_get_event_handle(void* handle, hkrt_event* event);
+int hkrt_ipc_open_event_handle(int device, hkrt_event** out, const void* handle);
 
 int hkrt_device_synchronize(int device);
 // Clears the device's sticky error, waits for and destroys its streams,

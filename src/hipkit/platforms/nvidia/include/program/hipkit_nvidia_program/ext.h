@@ -1,11 +1,11 @@
 // hipkit NVIDIA platform, whole programs: HIP's extensions (part of host.h): those
-// written on HIP's API (hipkit_portable/hip_ext.h), the kernel-name queries (CUDA's
+// written on HIP's API (hipkit_program/hip_ext.h), the kernel-name queries (CUDA's
 // cudaFuncGetName and the driver's cuFuncGetName), and the driver-style error names,
 // which are HIP's (errors.h).
 #pragma once
 
 #define __HK_RESULT(code) (code)
-#include "hipkit_portable/hip_ext.h"
+#include "hipkit_program/hip_ext.h"
 
 inline const char* hipKernelNameRefByPtr(const void* hostFunction, hipStream_t) {
   const char* name = nullptr;

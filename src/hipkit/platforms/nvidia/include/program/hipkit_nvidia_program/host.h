@@ -285,6 +285,7 @@ inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t c
 }
 
 #include "module.h"
+#include "context.h"
 #include "vmm.h"
 #include "ext.h"
 #include "memory.h"

@@ -26,7 +26,7 @@
 #define HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
 #define HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE
 
-#include "hipkit_portable/memory_structs.h"
+#include "hipkit_program/memory_structs.h"
 
 namespace __hk_driver {
 

@@ -2,14 +2,14 @@
 // driver's (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess ...), found
 // through the runtime as the module API is (module.h; part of host.h).
 //
-// HIP's types keep HIP's shapes (hipkit_portable/vmm_types.h): the allocation handle
+// HIP's types keep HIP's shapes (hipkit_program/vmm_types.h): the allocation handle
 // is a pointer (the driver's is an integer), hipMemAllocationProp has HIP's field
 // names (requestedHandleType), and device addresses are pointers (CUdeviceptr is an
 // integer).  hipMemLocation and hipMemAccessDesc are the runtime's structs (names.h),
 // laid out as the driver's.  Arrays (hipMemMapArrayAsync) are left out.
 #pragma once
 
-#include "hipkit_portable/vmm_types.h"
+#include "hipkit_program/vmm_types.h"
 typedef enum hipMemAllocationGranularity_flags {
   hipMemAllocationGranularityMinimum = CU_MEM_ALLOC_GRANULARITY_MINIMUM,
   hipMemAllocationGranularityRecommended = CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
