@@ -296,6 +296,8 @@ int main(int argc, char** argv) {
   np.kernel.kernelParams = args3;
   CHECK(hipGraphExecNodeSetParams(gexec, g_k, &np));  // the exec's: a = 4
   for (float& v2 : host) v2 = frand();
+  std::fill(back.begin(), back.end(), -1.f);
+  std::fill(back_ops.begin(), back_ops.end(), -1.f);
   CHECK(hipGraphLaunch(gexec, s));
   CHECK(hipStreamSynchronize(s));
   std::vector<float> generic = back;
@@ -349,7 +351,7 @@ int main(int argc, char** argv) {
   hipGraphNode_t dep = nullptr;
   CHECK(hipGraphNodeGetDependencies(all[3], nullptr, &copy_deps));
   CHECK(hipGraphNodeGetDependencies(all[3], &dep, &copy_deps));
-  size_t kernel_deps = 0;
+  size_t kernel_deps = 1;
   hipGraphNode_t kdep = nullptr;
   CHECK(hipGraphNodeGetDependencies(all[1], &kdep, &kernel_deps));
   printf("same_graph=%d nodes=%zu copy_after_marker=%d kernel_after_set=%d\n", ended == cg, nodes,
