@@ -233,8 +233,12 @@ int main(int argc, char** argv) {
   CHECK(hipGraphKernelNodeSetAttribute(k1, hipKernelNodeAttributePriority, &v));
   v.cooperative = 1;
   CHECK(hipGraphKernelNodeSetAttribute(k1, hipKernelNodeAttributeCooperative, &v));
-  v.accessPolicyWindow = hipAccessPolicyWindow{dev, hipAccessPropertyPersisting, 0.5f,
-                                               hipAccessPropertyStreaming, 256};
+  // By name: CUDA's hipAccessPolicyWindow orders its fields otherwise.
+  v.accessPolicyWindow.base_ptr = dev;
+  v.accessPolicyWindow.num_bytes = 256;
+  v.accessPolicyWindow.hitRatio = 0.5f;
+  v.accessPolicyWindow.hitProp = hipAccessPropertyPersisting;
+  v.accessPolicyWindow.missProp = hipAccessPropertyStreaming;
   CHECK(hipGraphKernelNodeSetAttribute(k1, hipKernelNodeAttributeAccessPolicyWindow, &v));
   hipKernelNodeParams kp;
   CHECK(hipGraphKernelNodeGetParams(k1, &kp));
