@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   CHECK(hipGraphDestroy(bad));
   EXPECT(hipStreamEndCapture(s, &bad), hipErrorIllegalState);
   CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeRelaxed));
-  EXPECT(hipMallocAsync(&p, 16, s), hipErrorStreamCaptureUnsupported);  // no memory nodes yet
+  EXPECT(hipFreeAsync(x, s), hipErrorStreamCaptureUnsupported);  // memory no graph allocated
   EXPECT(hipStreamEndCapture(s, &bad), hipErrorStreamCaptureInvalidated);
   EXPECT(hipStreamBeginCapture(nullptr, hipStreamCaptureModeGlobal), hipErrorStreamCaptureUnsupported);
   EXPECT(hipStreamIsCapturing(s, nullptr), hipErrorInvalidValue);

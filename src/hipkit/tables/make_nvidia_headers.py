@@ -94,6 +94,8 @@ HAND_WRITTEN = {
     "hipGraphRemoveDependencies": "CUDA 13 adds edge data (graph.h)",
     "hipStreamGetCaptureInfo": "CUDA 13 adds the graph, dependencies and edge data (graph.h)",
     "hipStreamGetCaptureInfo_v2": "CUDA 13 folds it into cudaStreamGetCaptureInfo (graph.h)",
+    "hipGraphAddNode": "CUDA 13 adds edge data (graph.h)",
+    "hipStreamUpdateCaptureDependencies": "CUDA 13 adds edge data (graph.h)",
 }
 # The driver's values module_names.h maps: the types and constants of the module API.
 DRIVER_VALUE_PREFIXES = ("hipModule", "hipFunction", "HIP_FUNC_ATTRIBUTE_", "HIP_LAUNCH_PARAM_", "hipJit")

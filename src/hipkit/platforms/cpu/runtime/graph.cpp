@@ -46,6 +46,13 @@ void unlink(std::vector<Node*>& list, const Node* node) {
   list.erase(std::remove(list.begin(), list.end(), node), list.end());
 }
 
+bool has_free(const Graph& graph) {
+  for (const auto& n : graph.nodes)
+    if (n->type == HKRT_GRAPH_NODE_MEM_FREE || (n->child != nullptr && has_free(*n->child)))
+      return true;
+  return false;
+}
+
 int check_kind(int kind) {
   if (kind < HKRT_MEMCPY_HOST_TO_HOST || kind > HKRT_MEMCPY_DEFAULT)
     return fail(HKRT_ERROR_INVALID_MEMCPY_DIRECTION, "invalid memcpy kind %d", kind);
@@ -80,6 +87,10 @@ void node_copy_params(Node& to, const Node& from) {
   to.width = from.width;
   to.height = from.height;
   to.pitch = from.pitch;
+  to.copy3d = from.copy3d;
+  to.attrs = from.attrs;
+  to.alloc = from.alloc;
+  to.access = from.access;
   to.host_fn = from.host_fn;
   to.host_data = from.host_data;
   to.event = from.event;
@@ -96,6 +107,7 @@ std::unique_ptr<Graph> graph_clone(const Graph& graph,
     if (n->child != nullptr && map != nullptr) c->child = graph_clone(*n->child, map);
     local[n.get()] = c;
   }
+  objects_copy(copy->objects, graph);
   // The edges in their order (a dependency may have been added after its node).
   for (const auto& n : graph.nodes) {
     Node* c = local.at(n.get());
@@ -127,6 +139,11 @@ int node_set_params(Node* node, const hkrt_graph_node_params* p) {
     }
     case HKRT_GRAPH_NODE_MEMCPY:
       if (int error = check_kind(p->kind)) return error;
+      if (p->copy3d.is_3d) {
+        n.copy_kind = p->kind;
+        if (int error = copy3d_set(n, p->copy3d)) return error;
+        break;
+      }
       if (p->bytes > 0 && (p->dst == nullptr || p->src == nullptr))
         return fail(HKRT_ERROR_INVALID_VALUE, "memcpy node of %zu bytes with a NULL pointer", p->bytes);
       n.dst = p->dst, n.src = p->src, n.bytes = p->bytes, n.copy_kind = p->kind;
@@ -157,13 +174,30 @@ int node_set_params(Node* node, const hkrt_graph_node_params* p) {
       if (int error = check_graph(p->graph)) return error;
       if (p->graph == node->graph)
         return fail(HKRT_ERROR_INVALID_VALUE, "a graph cannot be its own child");
+      {
+        std::vector<GraphAlloc*> allocs;
+        graph_allocs(*as_graph(p->graph), &allocs);
+        if (!allocs.empty() || has_free(*as_graph(p->graph)))
+          return fail(HKRT_ERROR_NOT_SUPPORTED, "a graph with memory nodes cannot be a child graph");
+      }
       n.child = graph_clone(*as_graph(p->graph), nullptr);
+      break;
+    case HKRT_GRAPH_NODE_MEM_ALLOC:
+      if (node->type == HKRT_GRAPH_NODE_MEM_ALLOC)  // made once, by add
+        return fail(HKRT_ERROR_INVALID_VALUE, "an allocation node's parameters cannot change");
+      if (int error = alloc_node_set(n, *p)) return error;
+      break;
+    case HKRT_GRAPH_NODE_MEM_FREE:
+      if (node->type == HKRT_GRAPH_NODE_MEM_FREE)
+        return fail(HKRT_ERROR_INVALID_VALUE, "a free node's parameters cannot change");
+      if (int error = free_node_set(n, p->dst)) return error;
       break;
     case HKRT_GRAPH_NODE_EMPTY:
       break;
     default:
       return fail(HKRT_ERROR_INVALID_VALUE, "unsupported graph node type %d", p->type);
   }
+  n.attrs = node->attrs;
   node_copy_params(*node, n);
   return HKRT_SUCCESS;
 }
@@ -240,6 +274,7 @@ int hkrt_graph_add_node(hkrt_graph_node** out, hkrt_graph* graph,
   if (params != nullptr && params->type == HKRT_GRAPH_NODE_GRAPH && params->graph == graph)
     return fail(HKRT_ERROR_INVALID_VALUE, "add node: a graph cannot be its own child");
   Node scratch;
+  scratch.type = -1;  // a new node
   if (int error = node_set_params(&scratch, params)) return error;
   Node* n = node_add(as_graph(graph), deps);
   node_copy_params(*n, scratch);
@@ -266,6 +301,9 @@ int hkrt_graph_node_get_params(hkrt_graph_node* node, hkrt_graph_node_params* ou
   out->fn = n->host_fn, out->data = n->host_data;
   out->event = n->event;
   out->graph = n->child.get();
+  out->copy3d = n->copy3d;
+  out->access = n->access.data();
+  out->access_count = n->access.size() / 3;
   return HKRT_SUCCESS;
 }
 
@@ -275,6 +313,19 @@ int hkrt_graph_node_set_params(hkrt_graph_node* node, const hkrt_graph_node_para
     return fail(HKRT_ERROR_INVALID_VALUE, "set params: the node is of type %d, not %d",
                 as_node(node)->type, params->type);
   return node_set_params(as_node(node), params);
+}
+
+int hkrt_graph_kernel_node_attrs(hkrt_graph_node* node, hkrt_kernel_node_attrs* attrs, int set) {
+  if (int error = check_node(node)) return error;
+  if (attrs == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "kernel node attributes: NULL value");
+  Node* n = as_node(node);
+  if (n->type != HKRT_GRAPH_NODE_KERNEL)
+    return fail(HKRT_ERROR_INVALID_VALUE, "kernel node attributes of a node of type %d", n->type);
+  if (set)
+    n->attrs = *attrs;
+  else
+    *attrs = n->attrs;
+  return HKRT_SUCCESS;
 }
 
 int hkrt_graph_destroy_node(hkrt_graph_node* node) {
@@ -353,7 +404,8 @@ int hkrt_graph_dot_print(hkrt_graph* graph, const char* path, unsigned int) {
   FILE* file = fopen(path, "w");
   if (file == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "dot print: cannot write %s", path);
   static const char* const kTypes[] = {"kernel", "memcpy", "memset", "host",
-                                       "graph",  "empty",  "wait event", "event record"};
+                                       "graph",  "empty",  "wait event", "event record",
+                                       "", "", "mem alloc", "mem free"};
   fprintf(file, "digraph hipGraph {\n");
   const Graph* g = as_graph(graph);
   for (size_t i = 0; i < g->nodes.size(); ++i) {

@@ -21,6 +21,24 @@ struct hkrt_graph_exec {};
 namespace hk {
 
 struct Graph;
+struct GraphAlloc;  // graph_memory.cpp
+struct UserObject;  // graph_user.cpp
+
+// A reference to a graph allocation (graph_memory.cpp): nodes and execs that
+// hold one keep its address reserved.
+class AllocRef {
+ public:
+  AllocRef() = default;
+  explicit AllocRef(GraphAlloc* alloc);  // takes a reference
+  AllocRef(const AllocRef& other) : AllocRef(other.alloc_) {}
+  AllocRef& operator=(const AllocRef& other);
+  ~AllocRef();
+  GraphAlloc* get() const { return alloc_; }
+
+ private:
+  GraphAlloc* alloc_ = nullptr;
+};
+
 
 // A node: its type, its edges and what it does (the fields of its type).
 struct Node : hkrt_graph_node {
@@ -35,6 +53,11 @@ struct Node : hkrt_graph_node {
   int copy_kind = HKRT_MEMCPY_DEFAULT;
   uint32_t value = 0, elem_size = 1;
   size_t width = 0, height = 1, pitch = 0;
+  hkrt_graph_copy_3d copy3d = {};  // a 3-D memcpy node (copy3d.is_3d)
+  std::vector<int> access;         // an allocation node's hipMemAccessDesc values
+  hkrt_kernel_node_attrs attrs = {};  // kept by set params
+  AllocRef alloc;                  // a memory allocation node's
+  bool enabled = true;             // in an exec
   void (*host_fn)(void*) = nullptr;
   void* host_data = nullptr;
   hkrt_event* event = nullptr;
@@ -43,6 +66,8 @@ struct Node : hkrt_graph_node {
 
 struct Graph : hkrt_graph {
   std::vector<std::unique_ptr<Node>> nodes;  // in the order they were added
+  std::unordered_map<UserObject*, unsigned> objects;  // user objects' references held
+  ~Graph();
 };
 
 // The lock of graphs, nodes, execs and captures.
@@ -60,6 +85,32 @@ std::unique_ptr<Graph> graph_clone(const Graph& graph,
                                    std::unordered_map<const Node*, Node*>* map);
 // Checks `p` and sets `node`'s parameters from it (graph.cpp).
 int node_set_params(Node* node, const hkrt_graph_node_params* p);
+
+// ---- graph_memory.cpp, graph_user.cpp ------------------------------------------
+
+// Checks a 3-D copy and sets `to` (a memcpy node) from it.
+int copy3d_set(Node& to, const hkrt_graph_copy_3d& copy);
+// The op that runs a 3-D memcpy node (nullptr: `n` copies one run of bytes).
+Op* copy3d_op(const Node& n);
+// Checks an allocation node's parameters and makes its allocation.
+int alloc_node_set(Node& to, const hkrt_graph_node_params& p);
+// Checks a free node's pointer (an allocation of a graph) and sets `to`.
+int free_node_set(Node& to, void* ptr);
+// The allocations a graph's nodes make (nested ones too).
+void graph_allocs(const Graph& graph, std::vector<GraphAlloc*>* out);
+// Instantiation's and exec destruction's accounting: which exec owns the
+// allocations (hipErrorNotSupported if another exec does).
+int allocs_claim(const std::vector<GraphAlloc*>& allocs, const void* exec);
+void allocs_release(const std::vector<GraphAlloc*>& allocs, const void* exec);
+// At launch: the allocations that the exec's graph does not free must have
+// been freed since its last launch (auto_free: they are freed now); then the
+// launch allocates them all.  `freed` are the graph's free nodes' pointers.
+int allocs_launch(const std::vector<GraphAlloc*>& allocs, const std::vector<void*>& freed,
+                  bool auto_free);
+// Adds `graph`'s user-object references to `to` (clones, execs).
+void objects_copy(std::unordered_map<UserObject*, unsigned>& to, const Graph& graph);
+// Drops references (a graph's or an exec's); destructors whose last reference goes run.
+void objects_release(std::unordered_map<UserObject*, unsigned>& refs);
 
 // ---- graph_capture.cpp ------------------------------------------------------
 
@@ -97,6 +148,14 @@ int capture_event_check(const CapturePoint& event);
 // If `stream` captures, adds a child graph node (a copy of `graph`) to its
 // capture and returns true.
 bool capture_child(Stream* stream, const Graph& graph);
+// If `stream` captures: an allocation node (*ptr its address) or a free node
+// is added to its capture, and true returned with *error set.
+bool capture_alloc(Stream* stream, int device, size_t bytes, void** ptr, int* error);
+bool capture_free(Stream* stream, void* ptr, int* error);
+// Outside capture: hipFreeAsync or hipFree of a graph's allocation (true if
+// `ptr` is one, with *error set).
+bool graph_alloc_free(void* ptr, int* error);
+bool graph_alloc_known(const void* ptr);
 
 // ---- stream.cpp: what graphs need of streams and events --------------------
 

@@ -28,6 +28,7 @@ struct Capture {
   pthread_t thread;  // which began it
   std::vector<Stream*> streams;  // the origin and the streams that joined
   bool invalidated = false;
+  bool owned = true;  // false: hipStreamBeginCaptureToGraph's graph, the caller's
 };
 
 namespace {
@@ -79,6 +80,28 @@ std::unique_ptr<Graph> finish(Capture* c) {
   std::unique_ptr<Graph> graph = std::move(c->graph);
   delete c;
   return graph;
+}
+
+// A capture's graph that is not its own is given back, not destroyed.
+struct CaptureGraph {
+  std::unique_ptr<Graph> graph;
+  bool owned;
+  ~CaptureGraph() {
+    if (!owned) (void)graph.release();
+  }
+};
+
+// Checks `count` nodes of `graph` for a capture's dependencies.
+int check_deps(const Graph* graph, hkrt_graph_node* const* deps, size_t count,
+               std::vector<Node*>* out) {
+  if (count > 0 && deps == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "NULL dependencies");
+  for (size_t i = 0; i < count; ++i) {
+    Node* n = static_cast<Node*>(deps[i]);
+    if (n == nullptr || n->graph != graph)
+      return fail(HKRT_ERROR_INVALID_VALUE, "dependency %zu is not a node of the capture's graph", i);
+    if (std::find(out->begin(), out->end(), n) == out->end()) out->push_back(n);
+  }
+  return HKRT_SUCCESS;
 }
 
 }  // namespace
@@ -236,13 +259,54 @@ bool capture_child(Stream* s, const Graph& graph) {
   return true;
 }
 
+bool capture_alloc(Stream* s, int device, size_t bytes, void** ptr, int* error) {
+  auto lock = graph_lock();
+  CapturePoint& point = stream_capture_point(s);
+  Capture* c = point.capture;
+  if (c == nullptr) return false;
+  if (c->invalidated) {
+    *error = fail(HKRT_ERROR_STREAM_CAPTURE_INVALIDATED, "the stream's capture was invalidated");
+    return true;
+  }
+  hkrt_graph_node_params p = {};
+  p.type = HKRT_GRAPH_NODE_MEM_ALLOC;
+  p.device = device;
+  p.bytes = bytes;
+  Node scratch;
+  if ((*error = alloc_node_set(scratch, p)) != HKRT_SUCCESS) return true;
+  Node* n = node_add(c->graph.get(), point.nodes);
+  node_copy_params(*n, scratch);
+  n->type = HKRT_GRAPH_NODE_MEM_ALLOC;
+  point.nodes.assign(1, n);
+  *ptr = n->dst;
+  return true;
+}
+
+bool capture_free(Stream* s, void* ptr, int* error) {
+  auto lock = graph_lock();
+  CapturePoint& point = stream_capture_point(s);
+  Capture* c = point.capture;
+  if (c == nullptr || !graph_alloc_known(ptr)) return false;
+  if (c->invalidated) {
+    *error = fail(HKRT_ERROR_STREAM_CAPTURE_INVALIDATED, "the stream's capture was invalidated");
+    return true;
+  }
+  Node* n = node_add(c->graph.get(), point.nodes);
+  n->type = HKRT_GRAPH_NODE_MEM_FREE;
+  n->dst = ptr;
+  point.nodes.assign(1, n);
+  *error = HKRT_SUCCESS;
+  return true;
+}
+
 }  // namespace hk
 
 using namespace hk;
 
 extern "C" {
 
-int hkrt_stream_begin_capture(int index, hkrt_stream* handle, int mode) {
+int hkrt_stream_begin_capture_to_graph(int index, hkrt_stream* handle, hkrt_graph* graph,
+                                       hkrt_graph_node* const* deps, size_t count, int mode) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (mode < kGlobal || mode > kRelaxed)
@@ -255,17 +319,58 @@ int hkrt_stream_begin_capture(int index, hkrt_stream* handle, int mode) {
   CapturePoint& point = stream_capture_point(s);
   if (point.capture != nullptr)
     return fail(HKRT_ERROR_ILLEGAL_STATE, "the stream is capturing already");
+  std::vector<Node*> start;
+  if (graph != nullptr) {
+    if (!graph_valid_locked(graph))
+      return fail(HKRT_ERROR_INVALID_VALUE, "%p is no graph", static_cast<void*>(graph));
+    for (Capture* other : active)
+      if (other->graph.get() == graph)
+        return fail(HKRT_ERROR_ILLEGAL_STATE, "begin capture: another capture is into that graph");
+    if (int error = check_deps(static_cast<Graph*>(graph), deps, count, &start)) return error;
+  } else if (count > 0) {
+    return fail(HKRT_ERROR_INVALID_VALUE, "begin capture: dependencies without a graph");
+  }
   auto* c = new Capture;
-  c->graph.reset(new Graph);
-  graph_register_locked(c->graph.get());
+  if (graph != nullptr) {
+    c->graph.reset(static_cast<Graph*>(graph));
+    c->owned = false;
+  } else {
+    c->graph.reset(new Graph);
+    graph_register_locked(c->graph.get());
+  }
   c->mode = mode;
   c->id = next_id++;
   c->origin = s;
   c->thread = pthread_self();
   c->streams.push_back(s);
-  point = CapturePoint{c, c->id, {}};
+  point = CapturePoint{c, c->id, std::move(start)};
   active.push_back(c);
   active_count.fetch_add(1, std::memory_order_relaxed);
+  return HKRT_SUCCESS;
+}
+
+int hkrt_stream_begin_capture(int index, hkrt_stream* handle, int mode) {
+  return hkrt_stream_begin_capture_to_graph(index, handle, nullptr, nullptr, 0, mode);
+}
+
+int hkrt_stream_update_capture_dependencies(int index, hkrt_stream* handle,
+                                            hkrt_graph_node* const* deps, size_t count,
+                                            unsigned int flags) {
+  Device* device = nullptr;
+  if (int error = device_get(index, &device)) return error;
+  if (flags > 1)
+    return fail(HKRT_ERROR_INVALID_VALUE, "update capture dependencies: unknown flags %u", flags);
+  Stream* s = nullptr;
+  if (int error = stream_get(device, handle, &s)) return error;
+  auto lock = graph_lock();
+  CapturePoint& point = stream_capture_point(s);
+  if (point.capture == nullptr)
+    return fail(HKRT_ERROR_ILLEGAL_STATE, "update capture dependencies: the stream is not capturing");
+  if (point.capture->invalidated)
+    return fail(HKRT_ERROR_STREAM_CAPTURE_INVALIDATED, "the stream's capture was invalidated");
+  std::vector<Node*> nodes = flags == 1 ? std::vector<Node*>{} : point.nodes;
+  if (int error = check_deps(point.capture->graph.get(), deps, count, &nodes)) return error;
+  point.nodes = std::move(nodes);
   return HKRT_SUCCESS;
 }
 
@@ -287,19 +392,20 @@ int hkrt_stream_end_capture(int index, hkrt_stream* handle, hkrt_graph** out) {
   if (c->mode != kRelaxed && !pthread_equal(c->thread, pthread_self()))
     return fail(HKRT_ERROR_STREAM_CAPTURE_WRONG_THREAD,
                 "end capture in another thread than the one that began it");
-  const bool invalidated = c->invalidated, complete = joined(c);
-  std::unique_ptr<Graph> graph = finish(c);
+  const bool invalidated = c->invalidated, complete = joined(c), owned = c->owned;
+  CaptureGraph captured{finish(c), owned};
   if (invalidated || !complete) {
-    Graph* g = graph.release();
+    Graph* g = captured.graph.release();
+    if (!owned) g = nullptr;
     lock.unlock();
-    hkrt_graph_destroy(g);
+    if (g != nullptr) hkrt_graph_destroy(g);
     if (invalidated)
       return fail(HKRT_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated");
     return fail(HKRT_ERROR_STREAM_CAPTURE_UNJOINED,
                 "a stream that joined the capture was not joined back into the stream that "
                 "began it");
   }
-  *out = graph.release();
+  *out = captured.graph.release();
   return HKRT_SUCCESS;
 }
 

@@ -29,7 +29,17 @@ struct Exec : hkrt_graph_exec {
   std::vector<Step> steps;
   std::vector<uint32_t> leaves;
   Op* previous = nullptr;  // the tail of the latest launch (a reference)
+  unsigned long long flags = 0;
+  std::vector<GraphAlloc*> allocs;  // made by its allocation nodes
+  std::vector<void*> frees;         // freed by its free nodes
 };
+
+bool holds_objects(const Graph& graph) {
+  if (!graph.objects.empty()) return true;
+  for (const auto& n : graph.nodes)
+    if (n->child != nullptr && holds_objects(*n->child)) return true;
+  return false;
+}
 
 std::unordered_set<const hkrt_graph_exec*> execs;  // under the graph lock
 
@@ -98,6 +108,12 @@ void set_rows(void* data) {
 
 // The op that runs node `n` once, on `device`.
 Op* make_op(const Node* n, const Device* device) {
+  if (!n->enabled) {
+    auto* op = new Op;
+    op->kind = OpKind::Marker;
+    return op;
+  }
+  if (Op* op = copy3d_op(*n)) return op;
   auto* op = new Op;
   op->kind = OpKind::Marker;
   switch (n->type) {
@@ -140,7 +156,7 @@ Op* make_op(const Node* n, const Device* device) {
     case HKRT_GRAPH_NODE_EVENT_RECORD:
       op->kind = OpKind::Record;
       break;
-    default:  // empty, event wait, the end of a child graph
+    default:  // empty, event wait, memory nodes, the end of a child graph
       break;
   }
   return op;
@@ -164,6 +180,10 @@ int compare(const Graph& a, const Graph& b, const Node** node) {
     std::sort(dy.begin(), dy.end());
     if (dx != dy) return 2;
     if (x.type == HKRT_GRAPH_NODE_KERNEL && x.kernel.desc != y.kernel.desc) return 4;
+    // Memory nodes keep their allocations.
+    if ((x.type == HKRT_GRAPH_NODE_MEM_ALLOC || x.type == HKRT_GRAPH_NODE_MEM_FREE) &&
+        x.dst != y.dst)
+      return 6;
     if (x.type == HKRT_GRAPH_NODE_GRAPH)
       if (int result = compare(*x.child, *y.child, node)) return result;
   }
@@ -177,7 +197,7 @@ void update(Graph& a, const Graph& b, std::unordered_map<const Node*, Node*>* ma
     Node &x = *a.nodes[i], &y = *b.nodes[i];
     if (x.type == HKRT_GRAPH_NODE_GRAPH)
       update(*x.child, *y.child, map);
-    else
+    else if (x.type != HKRT_GRAPH_NODE_MEM_ALLOC && x.type != HKRT_GRAPH_NODE_MEM_FREE)
       node_copy_params(x, y);
     if (map != nullptr) (*map)[&y] = &x;
   }
@@ -205,6 +225,11 @@ int hkrt_graph_instantiate(hkrt_graph_exec** out, hkrt_graph* graph, unsigned lo
   std::unique_ptr<Exec> e(new Exec);
   e->graph = graph_clone(*static_cast<Graph*>(graph), &e->from_original);
   if (int error = flatten(e.get(), *e->graph, {}, &e->leaves)) return error;
+  e->flags = flags;
+  graph_allocs(*e->graph, &e->allocs);
+  for (const Step& step : e->steps)
+    if (step.node->type == HKRT_GRAPH_NODE_MEM_FREE) e->frees.push_back(step.node->dst);
+  if (int error = allocs_claim(e->allocs, e.get())) return error;
   auto lock = graph_lock();
   execs.insert(e.get());
   *out = e.release();
@@ -217,9 +242,15 @@ int hkrt_graph_exec_destroy(hkrt_graph_exec* exec) {
     auto lock = graph_lock();
     execs.erase(exec);
   }
-  // Launches in flight run ops of their own.
-  if (as_exec(exec)->previous != nullptr) op_unref(as_exec(exec)->previous);
-  delete as_exec(exec);
+  // Launches in flight run ops of their own; user objects' destructors run
+  // after them.
+  Exec* e = as_exec(exec);
+  allocs_release(e->allocs, e);
+  if (e->previous != nullptr && holds_objects(*e->graph))
+    wait_and_unref(e->previous);
+  else if (e->previous != nullptr)
+    op_unref(e->previous);
+  delete e;
   return HKRT_SUCCESS;
 }
 
@@ -242,6 +273,7 @@ int hkrt_graph_launch(int index, hkrt_graph_exec* exec, hkrt_stream* handle) {
   if (int error = capture_admit(s, kCaptureEnqueue)) return error;
   Exec* e = as_exec(exec);
   if (capture_any() && capture_child(s, *e->graph)) return HKRT_SUCCESS;
+  if (int error = allocs_launch(e->allocs, e->frees, e->flags & 1)) return error;
 
   const size_t n = e->steps.size();
   std::vector<Op*> ops(n), waits(n, nullptr);
@@ -376,6 +408,33 @@ int hkrt_graph_exec_set_params(hkrt_graph_exec* exec, hkrt_graph_node* node,
   if (compare(*target->child, child, &differs) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "exec set params: the child graph's topology differs");
   update(*target->child, child, nullptr);
+  return HKRT_SUCCESS;
+}
+
+int hkrt_graph_exec_node_enabled(hkrt_graph_exec* exec, hkrt_graph_node* node,
+                                 unsigned int* enabled, int set) {
+  if (int error = check_exec(exec)) return error;
+  if (node == nullptr || enabled == nullptr)
+    return fail(HKRT_ERROR_INVALID_VALUE, "node enabled: NULL node or value");
+  Exec* e = as_exec(exec);
+  auto it = e->from_original.find(static_cast<Node*>(node));
+  if (it == e->from_original.end())
+    return fail(HKRT_ERROR_INVALID_VALUE, "node enabled: the node is not in the exec's graph");
+  Node* target = it->second;
+  if (target->type != HKRT_GRAPH_NODE_KERNEL && target->type != HKRT_GRAPH_NODE_MEMCPY &&
+      target->type != HKRT_GRAPH_NODE_MEMSET)
+    return fail(HKRT_ERROR_INVALID_VALUE, "node enabled: only kernel, memcpy and memset nodes");
+  if (set)
+    target->enabled = *enabled != 0;
+  else
+    *enabled = target->enabled;
+  return HKRT_SUCCESS;
+}
+
+int hkrt_graph_exec_get_flags(hkrt_graph_exec* exec, unsigned long long* flags) {
+  if (int error = check_exec(exec)) return error;
+  if (flags == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "exec flags: NULL output");
+  *flags = as_exec(exec)->flags;
   return HKRT_SUCCESS;
 }
 

@@ -293,6 +293,8 @@ int hkrt_malloc(int index, void** ptr, size_t size) {
 }
 int hkrt_free(void* ptr) {
   if (int error = capture_admit(nullptr, kCaptureUnsafe)) return error;
+  int freed = HKRT_SUCCESS;
+  if (ptr != nullptr && graph_alloc_free(ptr, &freed)) return freed;  // a graph's allocation
   return deallocate(ptr, 1);
 }
 int hkrt_host_malloc(int index, void** ptr, size_t size) {

@@ -360,9 +360,12 @@ int hkrt_malloc_async(int index, hkrt_mem_pool* handle, void** ptr, size_t size,
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "malloc async: NULL output pointer");
   Stream* stream = nullptr;
   if (int error = stream_get(device, stream_handle, &stream)) return error;
-  // Graphs have no memory nodes yet: an allocation cannot be captured.
-  if (int error = capture_admit(stream, kCaptureRefuse)) return error;
+  if (int error = capture_admit(stream, kCaptureEnqueue)) return error;
   if (int error = sticky_check(stream_device(stream))) return error;
+  // While the stream captures, the allocation is a graph's allocation node.
+  int captured = HKRT_SUCCESS;
+  if (size != 0 && capture_any() && capture_alloc(stream, index, size, ptr, &captured))
+    return captured;
   *ptr = nullptr;
   std::lock_guard<std::mutex> lock(pools_mutex);
   MemPool* pool = nullptr;
@@ -413,7 +416,12 @@ int hkrt_free_async(int index, void* ptr, hkrt_stream* stream_handle) {
   if (ptr == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "free async of NULL");
   Stream* stream = nullptr;
   if (int error = stream_get(device, stream_handle, &stream)) return error;
+  // A graph's allocation: a free node while the stream captures; else it is
+  // freed (its memory stays the graph's).  Other memory's free cannot be captured.
+  int freed = HKRT_SUCCESS;
+  if (capture_any() && capture_free(stream, ptr, &freed)) return freed;
   if (int error = capture_admit(stream, kCaptureRefuse)) return error;
+  if (graph_alloc_free(ptr, &freed)) return freed;
   MemPool* pool = nullptr;
   if (int error = find_block(ptr, &pool)) return error;
   Op* marker = new Op;

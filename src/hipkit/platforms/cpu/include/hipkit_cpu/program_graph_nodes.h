@@ -333,4 +333,6 @@ inline hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t exec, hipGrap
   return __hk::result(hkrt_graph_exec_set_params(exec, node, &p));
 }
 
+#include "program_graph_more.h"
+
 #endif  // HIPKIT_CPU_PROGRAM_GRAPH_NODES_H

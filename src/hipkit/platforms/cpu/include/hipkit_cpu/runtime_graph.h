@@ -26,6 +26,7 @@ extern "C" {
 typedef struct hkrt_graph hkrt_graph;
 typedef struct hkrt_graph_node hkrt_graph_node;
 typedef struct hkrt_graph_exec hkrt_graph_exec;
+typedef struct hkrt_user_object hkrt_user_object;
 
 // hipGraphNodeType
 enum {
@@ -36,8 +37,32 @@ enum {
   HKRT_GRAPH_NODE_GRAPH = 4,
   HKRT_GRAPH_NODE_EMPTY = 5,
   HKRT_GRAPH_NODE_WAIT_EVENT = 6,
-  HKRT_GRAPH_NODE_EVENT_RECORD = 7
+  HKRT_GRAPH_NODE_EVENT_RECORD = 7,
+  HKRT_GRAPH_NODE_MEM_ALLOC = 10,
+  HKRT_GRAPH_NODE_MEM_FREE = 11
 };
+
+// A 3-D copy (hipMemcpy3DParms over linear memory): extent[0] bytes a row,
+// extent[1] rows a slice, extent[2] slices; each side's rows `pitch` bytes
+// apart, its slices `rows` rows apart, starting at pos (x in bytes, y, z).
+typedef struct hkrt_graph_copy_3d {
+  int is_3d;  // 0: the node is the 1-D copy of dst, src and bytes
+  void* dst;
+  size_t dst_pitch, dst_rows, dst_pos[3];
+  const void* src;
+  size_t src_pitch, src_rows, src_pos[3];
+  size_t extent[3];
+} hkrt_graph_copy_3d;
+
+// A kernel node's attributes (hipLaunchAttributeValue's fields): stored and
+// reported; the CPU runs every kernel alike.
+typedef struct hkrt_kernel_node_attrs {
+  void* window_base;
+  size_t window_bytes;
+  float hit_ratio;
+  int hit_prop, miss_prop;
+  int cooperative, priority;
+} hkrt_kernel_node_attrs;
 
 // What a node does; the fields its type uses.  Given to add/set, a kernel's
 // arguments are copied (args[i] points to argument i); returned by get,
@@ -59,6 +84,12 @@ typedef struct hkrt_graph_node_params {
   void* data;
   hkrt_event* event;  // event record and wait
   hkrt_graph* graph;  // child graph: cloned when added or set
+  hkrt_graph_copy_3d copy3d;  // memcpy: a 3-D copy, when copy3d.is_3d
+  // Memory allocation: `bytes` of `device`'s memory (its address returned in
+  // dst by add and get); `access` holds access_count hipMemAccessDesc values
+  // (each: location type, location id, flags).  Memory free: dst.
+  const void* access;
+  size_t access_count;
 } hkrt_graph_node_params;
 
 int hkrt_graph_create(hkrt_graph** out, unsigned int flags);
@@ -106,6 +137,26 @@ int hkrt_graph_exec_update(hkrt_graph_exec* exec, hkrt_graph* graph,
 int hkrt_graph_exec_set_params(hkrt_graph_exec* exec, hkrt_graph_node* node,
                                const hkrt_graph_node_params* params);
 
+// Whether a node of an exec runs (`set` 0: *enabled is set); kernel, memcpy
+// and memset nodes may be disabled; a disabled node's dependencies are kept.
+int hkrt_graph_exec_node_enabled(hkrt_graph_exec* exec, hkrt_graph_node* node,
+                                 unsigned int* enabled, int set);
+int hkrt_graph_exec_get_flags(hkrt_graph_exec* exec, unsigned long long* flags);
+int hkrt_graph_kernel_node_attrs(hkrt_graph_node* node, hkrt_kernel_node_attrs* attrs, int set);
+
+// ---- Graph memory and user objects ---------------------------------------------
+// A graph's allocation keeps its address while a node or an exec holds it;
+// then its memory is kept for graphs until trimmed.  attr: hipGraphMemAttributeType.
+int hkrt_graph_mem_attribute(int device, int attr, unsigned long long* value, int set);
+int hkrt_graph_mem_trim(int device);
+// User objects: destroy(data) runs when the last reference goes.
+int hkrt_user_object_create(hkrt_user_object** out, void* data, void (*destroy)(void*),
+                            unsigned int count, unsigned int flags);
+int hkrt_user_object_retain(hkrt_user_object* object, unsigned int count, int release);
+// A graph's references: `flags` 1 (hipGraphUserObjectMove) takes the caller's.
+int hkrt_graph_user_object(hkrt_graph* graph, hkrt_user_object* object, unsigned int count,
+                           unsigned int flags, int release);
+
 // ---- Stream capture ----------------------------------------------------------
 // While a capture in mode global (0) or thread-local (1) is on, calls that
 // could wait for captured work are refused with
@@ -122,6 +173,14 @@ int hkrt_stream_get_capture_info(int device, hkrt_stream* stream, int* status,
                                  unsigned long long* id, hkrt_graph** graph,
                                  hkrt_graph_node* const** dependencies, size_t* count);
 int hkrt_thread_exchange_capture_mode(int* mode);
+// Captures into `graph` (which the caller keeps), after `dependencies`.
+int hkrt_stream_begin_capture_to_graph(int device, hkrt_stream* stream, hkrt_graph* graph,
+                                       hkrt_graph_node* const* dependencies, size_t count,
+                                       int mode);
+// flags 0: adds `dependencies` to those of the stream's next captured work; 1: replaces them.
+int hkrt_stream_update_capture_dependencies(int device, hkrt_stream* stream,
+                                            hkrt_graph_node* const* dependencies, size_t count,
+                                            unsigned int flags);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -51,6 +51,17 @@ inline hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNod
   return __hk_hip_result(cudaGraphRemoveDependencies(graph, from, to, __HK_EDGE_DATA count));
 }
 
+inline hipError_t hipGraphAddNode(hipGraphNode_t* node, hipGraph_t graph,
+                                  const hipGraphNode_t* deps, size_t count,
+                                  hipGraphNodeParams* params) {
+  return __hk_hip_result(cudaGraphAddNode(node, graph, deps, __HK_EDGE_DATA count, params));
+}
+inline hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t* deps,
+                                                     size_t count, unsigned int flags = 0) {
+  return __hk_hip_result(
+      cudaStreamUpdateCaptureDependencies(stream, deps, __HK_EDGE_DATA count, flags));
+}
+
 inline hipError_t hipStreamGetCaptureInfo_v2(
     hipStream_t stream, hipStreamCaptureStatus* status, unsigned long long* id = nullptr,
     hipGraph_t* graph = nullptr, const hipGraphNode_t** dependencies = nullptr,
