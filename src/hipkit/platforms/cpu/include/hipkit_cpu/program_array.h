@@ -1,0 +1,199 @@
+// hipkit CPU platform: HIP arrays of whole programs and their copies (part of
+// program.h).  An array's texels are packed rows in device memory (width
+// elements a row, its rows, then its slices or layers); a copy to or from one
+// is its rows' copies, each ordered on the stream as hipMemcpyAsync's are.
+#ifndef HIPKIT_CPU_PROGRAM_ARRAY_H
+#define HIPKIT_CPU_PROGRAM_ARRAY_H
+
+// hipExtent and hipPos, unless the pitched-memory header has given them.
+#ifndef HIPKIT_CPU_MEMORY_TYPES_H
+typedef struct hipExtent {
+  size_t width;  // elements for arrays, bytes for linear memory
+  size_t height;
+  size_t depth;
+} hipExtent;
+typedef struct hipPos {
+  size_t x;
+  size_t y;
+  size_t z;
+} hipPos;
+static inline hipExtent make_hipExtent(size_t width, size_t height, size_t depth) {
+  hipExtent e = {width, height, depth};
+  return e;
+}
+static inline hipPos make_hipPos(size_t x, size_t y, size_t z) {
+  hipPos p = {x, y, z};
+  return p;
+}
+#endif
+
+namespace __hk {
+
+// The channels and bits of a descriptor: 1, 2 or 4 channels of one size,
+// 8, 16 or 32 bits (16 or 32 for floats); false for any other.
+inline bool channel_format(const hipChannelFormatDesc& d, int* channels, int* bits) {
+  const int n = d.w ? 4 : d.z ? 3 : d.y ? 2 : d.x ? 1 : 0;
+  const int sizes[4] = {d.x, d.y, d.z, d.w};
+  for (int c = 0; c < 4; ++c)
+    if ((c < n) != (sizes[c] != 0) || (c < n && sizes[c] != d.x)) return false;
+  if (n == 0 || n == 3) return false;
+  if (d.f == hipChannelFormatKindFloat ? d.x != 16 && d.x != 32
+      : d.f == hipChannelFormatKindSigned || d.f == hipChannelFormatKindUnsigned
+          ? d.x != 8 && d.x != 16 && d.x != 32
+          : true)
+    return false;
+  *channels = n;
+  *bits = d.x;
+  return true;
+}
+
+inline hipArray_Format array_format(hipChannelFormatKind kind, int bits) {
+  if (kind == hipChannelFormatKindFloat) return bits == 16 ? HIP_AD_FORMAT_HALF : HIP_AD_FORMAT_FLOAT;
+  const bool sign = kind == hipChannelFormatKindSigned;
+  if (bits == 8) return sign ? HIP_AD_FORMAT_SIGNED_INT8 : HIP_AD_FORMAT_UNSIGNED_INT8;
+  if (bits == 16) return sign ? HIP_AD_FORMAT_SIGNED_INT16 : HIP_AD_FORMAT_UNSIGNED_INT16;
+  return sign ? HIP_AD_FORMAT_SIGNED_INT32 : HIP_AD_FORMAT_UNSIGNED_INT32;
+}
+
+// The descriptor of a driver format; false for a format or channel count HIP lacks.
+inline bool format_desc(int format, unsigned channels, hipChannelFormatDesc* out) {
+  int bits = 0;
+  hipChannelFormatKind kind = hipChannelFormatKindUnsigned;
+  switch (format) {
+    case HIP_AD_FORMAT_UNSIGNED_INT8: bits = 8; break;
+    case HIP_AD_FORMAT_UNSIGNED_INT16: bits = 16; break;
+    case HIP_AD_FORMAT_UNSIGNED_INT32: bits = 32; break;
+    case HIP_AD_FORMAT_SIGNED_INT8: bits = 8; kind = hipChannelFormatKindSigned; break;
+    case HIP_AD_FORMAT_SIGNED_INT16: bits = 16; kind = hipChannelFormatKindSigned; break;
+    case HIP_AD_FORMAT_SIGNED_INT32: bits = 32; kind = hipChannelFormatKindSigned; break;
+    case HIP_AD_FORMAT_HALF: bits = 16; kind = hipChannelFormatKindFloat; break;
+    case HIP_AD_FORMAT_FLOAT: bits = 32; kind = hipChannelFormatKindFloat; break;
+    default: return false;
+  }
+  if (channels != 1 && channels != 2 && channels != 4) return false;
+  *out = hipCreateChannelDesc(bits, channels > 1 ? bits : 0, channels > 2 ? bits : 0,
+                              channels > 3 ? bits : 0, kind);
+  return true;
+}
+
+constexpr unsigned kArrayFlags =
+    hipArrayLayered | hipArraySurfaceLoadStore | hipArrayCubemap | hipArrayTextureGather;
+
+// An array of width x height x depth elements (0: the dimension is absent;
+// with hipArrayLayered, depth is the number of layers).
+inline hipError_t make_array(hipArray_t* out, const hipChannelFormatDesc* desc, size_t width,
+                             size_t height, size_t depth, unsigned flags, bool driver) {
+  int channels = 0, bits = 0;
+  if (out == nullptr || desc == nullptr || !channel_format(*desc, &channels, &bits))
+    return result(hipErrorInvalidValue);
+  if (width == 0 || (depth > 0 && height == 0 && !(flags & hipArrayLayered)) ||
+      (flags & ~kArrayFlags) || ((flags & hipArrayLayered) && depth == 0) ||
+      width > 65536 || height > 65536 || depth > 16384)
+    return result(hipErrorInvalidValue);
+  if (flags & hipArrayCubemap) return result(hipErrorNotSupported);
+  const size_t element = size_t(channels) * size_t(bits / 8);
+  const size_t bytes = width * element * (height ? height : 1) * (depth ? depth : 1);
+  void* data = nullptr;
+  if (int code = hkrt_malloc(current(), &data, bytes)) return result(code);
+  hipArray* a = new hipArray();
+  a->data = data;
+  a->desc = *desc;
+  a->type = flags;
+  a->width = unsigned(width);
+  a->height = unsigned(height);
+  a->depth = unsigned(depth);
+  a->Format = array_format(desc->f, bits);
+  a->NumChannels = unsigned(channels);
+  a->isDrv = driver;
+  a->textureType = (flags & hipArrayLayered) ? (height ? hipTextureType2DLayered : hipTextureType1DLayered)
+                   : depth ? hipTextureType3D : height ? hipTextureType2D : hipTextureType1D;
+  *out = a;
+  return hipSuccess;
+}
+
+inline hipError_t free_array(hipArray_t a) {
+  if (a == nullptr) return result(hipErrorInvalidValue);
+  if (int code = hkrt_free(a->data)) return result(code);
+  delete a;
+  return hipSuccess;
+}
+
+// Where an array's texels are, as samplers and surfaces see them.
+inline texels array_texels(hipArray_const_t a) {
+  texels t;
+  t.channels = int(a->NumChannels);
+  t.bits = a->desc.x;
+  t.kind = a->desc.f;
+  t.element = t.channels * t.bits / 8;
+  t.data = static_cast<const char*>(a->data);
+  t.width = int(a->width);
+  t.height = a->height ? int(a->height) : 1;
+  const bool layered = (a->type & hipArrayLayered) != 0;
+  t.depth = !layered && a->depth ? int(a->depth) : 1;
+  t.layers = layered ? int(a->depth) : 0;
+  t.pitch = size_t(t.width) * t.element;
+  t.slice = t.pitch * t.height;
+  return t;
+}
+
+inline size_t array_bytes(hipArray_const_t a) {
+  const texels t = array_texels(a);
+  return t.slice * size_t(t.layers ? t.layers : t.depth);
+}
+
+// The bytes [offset, offset + count) of an array's texels.
+inline hipError_t array_range(hipArray_const_t a, size_t offset, size_t count, char** at) {
+  if (a == nullptr) return result(hipErrorInvalidValue);
+  const size_t bytes = array_bytes(a);
+  if (offset > bytes || count > bytes - offset) return result(hipErrorInvalidValue);
+  *at = static_cast<char*>(a->data) + offset;
+  return hipSuccess;
+}
+
+// The rectangle of `width` bytes x `height` rows at byte x, row y; its row pitch.
+inline hipError_t array_rect(hipArray_const_t a, size_t x, size_t y, size_t width, size_t height,
+                             char** at, size_t* pitch) {
+  if (a == nullptr) return result(hipErrorInvalidValue);
+  const texels t = array_texels(a);
+  const size_t rows = size_t(t.height) * size_t(t.layers ? t.layers : t.depth);
+  if (x > t.pitch || width > t.pitch - x || y > rows || height > rows - y)
+    return result(hipErrorInvalidValue);
+  *at = static_cast<char*>(a->data) + y * t.pitch + x;
+  *pitch = t.pitch;
+  return hipSuccess;
+}
+
+inline hipError_t to_array(hipArray_t dst, size_t x, size_t y, const void* src, size_t spitch,
+                           size_t width, size_t height, int kind, hipStream_t stream, int async) {
+  char* at = nullptr;
+  size_t pitch = 0;
+  if (hipError_t code = array_rect(dst, x, y, width, height, &at, &pitch)) return code;
+  if (src == nullptr) return result(hipErrorInvalidValue);
+  return copy_2d(at, pitch, src, spitch, width, height, kind, stream, async);
+}
+
+inline hipError_t from_array(void* dst, size_t dpitch, hipArray_const_t src, size_t x, size_t y,
+                             size_t width, size_t height, int kind, hipStream_t stream,
+                             int async) {
+  char* at = nullptr;
+  size_t pitch = 0;
+  if (hipError_t code = array_rect(src, x, y, width, height, &at, &pitch)) return code;
+  if (dst == nullptr) return result(hipErrorInvalidValue);
+  return copy_2d(dst, dpitch, at, pitch, width, height, kind, stream, async);
+}
+
+// count bytes between an array at `offset` and linear memory.
+inline hipError_t array_linear(hipArray_const_t a, size_t offset, void* other, size_t count,
+                               bool into_array, int kind, hipStream_t stream, int async) {
+  char* at = nullptr;
+  if (hipError_t code = array_range(a, offset, count, &at)) return code;
+  if (other == nullptr) return result(hipErrorInvalidValue);
+  return into_array ? copy(at, other, count, kind, stream, async)
+                    : copy(other, at, count, kind, stream, async);
+}
+
+}  // namespace __hk
+
+#include "program_array_api.h"
+
+#endif  // HIPKIT_CPU_PROGRAM_ARRAY_H
