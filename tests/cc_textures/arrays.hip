@@ -154,7 +154,7 @@ int queries() {
   tex.filterMode = HIP_TR_FILTER_MODE_LINEAR;
   tex.flags = HIP_TRSF_NORMALIZED_COORDINATES;
   tex.borderColor[2] = 0.5f;
-  hipTextureObject_t t = nullptr;
+  hipTextureObject_t t = {};
   CHECK(hipTexObjectCreate(&t, &res, &tex, nullptr));
   HIP_RESOURCE_DESC res_back;
   HIP_TEXTURE_DESC tex_back;

@@ -47,7 +47,7 @@ int errors() {
   res.resType = hipResourceTypeArray;
   res.res.array.array = a;
   hipTextureDesc tex = {};
-  hipTextureObject_t t = nullptr;
+  hipTextureObject_t t = {};
   EXPECT(hipCreateTextureObject(nullptr, &res, &tex, nullptr), hipErrorInvalidValue);
   EXPECT(hipCreateTextureObject(&t, nullptr, &tex, nullptr), hipErrorInvalidValue);
   EXPECT(hipCreateTextureObject(&t, &res, nullptr, nullptr), hipErrorInvalidValue);
@@ -154,14 +154,14 @@ int errors() {
   hipResourceDesc r;
   hipTextureDesc td;
   hipResourceViewDesc rv;
-  EXPECT(hipGetTextureObjectResourceDesc(&r, nullptr), hipErrorInvalidValue);
-  EXPECT(hipGetTextureObjectTextureDesc(&td, nullptr), hipErrorInvalidValue);
-  EXPECT(hipGetTextureObjectResourceViewDesc(&rv, nullptr), hipErrorInvalidValue);
-  EXPECT(hipTexObjectGetResourceDesc(nullptr, nullptr), hipErrorInvalidValue);
-  CHECK(hipDestroyTextureObject(nullptr));
+  EXPECT(hipGetTextureObjectResourceDesc(&r, 0), hipErrorInvalidValue);
+  EXPECT(hipGetTextureObjectTextureDesc(&td, 0), hipErrorInvalidValue);
+  EXPECT(hipGetTextureObjectResourceViewDesc(&rv, 0), hipErrorInvalidValue);
+  EXPECT(hipTexObjectGetResourceDesc(nullptr, 0), hipErrorInvalidValue);
+  CHECK(hipDestroyTextureObject(0));
 
   // Surfaces are over arrays.
-  hipSurfaceObject_t s = nullptr;
+  hipSurfaceObject_t s = {};
   res = {};
   res.resType = hipResourceTypeArray;
   EXPECT(hipCreateSurfaceObject(&s, &res), hipErrorInvalidValue);
@@ -170,7 +170,7 @@ int errors() {
   EXPECT(hipCreateSurfaceObject(&s, nullptr), hipErrorInvalidValue);
   res.resType = hipResourceTypeLinear;
   EXPECT(hipCreateSurfaceObject(&s, &res), hipErrorInvalidValue);
-  CHECK(hipDestroySurfaceObject(nullptr));
+  CHECK(hipDestroySurfaceObject(0));
 
   CHECK(hipFree(dev));
   CHECK(hipFreeArray(a));

@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   tex.normalizedCoords = c.normalized;
   tex.sRGB = c.srgb;
   for (int k = 0; k < 4; ++k) tex.borderColor[k] = c.border[k];
-  hipTextureObject_t t = nullptr;
+  hipTextureObject_t t = {};
   CHECK(hipCreateTextureObject(&t, &res, &tex, nullptr));
 
   float4* coords = nullptr;

@@ -55,8 +55,8 @@ hipSurfaceObject_t surface_of(hipArray_t a) {
   hipResourceDesc res = {};
   res.resType = hipResourceTypeArray;
   res.res.array.array = a;
-  hipSurfaceObject_t s = nullptr;
-  if (hipCreateSurfaceObject(&s, &res) != hipSuccess) return nullptr;
+  hipSurfaceObject_t s = {};
+  if (hipCreateSurfaceObject(&s, &res) != hipSuccess) return {};
   return s;
 }
 

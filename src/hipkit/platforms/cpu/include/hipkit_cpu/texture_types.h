@@ -16,6 +16,8 @@
 #endif
 
 typedef void* hipDeviceptr_t;
+typedef struct hipArray* hipArray_t;
+typedef struct hipMipmappedArray* hipMipmappedArray_t;
 
 typedef enum hipChannelFormatKind {
   hipChannelFormatKindSigned = 0,
@@ -29,40 +31,13 @@ typedef struct hipChannelFormatDesc {
   enum hipChannelFormatKind f;
 } hipChannelFormatDesc;
 
-typedef enum hipArray_Format {
-  HIP_AD_FORMAT_UNSIGNED_INT8 = 0x01,
-  HIP_AD_FORMAT_UNSIGNED_INT16 = 0x02,
-  HIP_AD_FORMAT_UNSIGNED_INT32 = 0x03,
-  HIP_AD_FORMAT_SIGNED_INT8 = 0x08,
-  HIP_AD_FORMAT_SIGNED_INT16 = 0x09,
-  HIP_AD_FORMAT_SIGNED_INT32 = 0x0a,
-  HIP_AD_FORMAT_HALF = 0x10,
-  HIP_AD_FORMAT_FLOAT = 0x20
-} hipArray_Format;
-
-typedef struct HIP_ARRAY_DESCRIPTOR {
-  size_t Width;
-  size_t Height;
-  enum hipArray_Format Format;
-  unsigned int NumChannels;
-} HIP_ARRAY_DESCRIPTOR;
-
-typedef struct HIP_ARRAY3D_DESCRIPTOR {
-  size_t Width;
-  size_t Height;
-  size_t Depth;
-  enum hipArray_Format Format;
-  unsigned int NumChannels;
-  unsigned int Flags;
-} HIP_ARRAY3D_DESCRIPTOR;
+#include "hipkit_portable/texture_driver_types.h"
 
 // hipMallocArray's and hipMalloc3DArray's flags (hipArrayDefault is 0).
 #define hipArrayLayered 0x01
 #define hipArraySurfaceLoadStore 0x02
 #define hipArrayCubemap 0x04
 #define hipArrayTextureGather 0x08
-#define CUDA_ARRAY3D_LAYERED hipArrayLayered
-#define CUDA_ARRAY3D_SURFACE_LDST hipArraySurfaceLoadStore
 
 // HIP's fields first, in HIP's order; the texels are packed rows of
 // width elements, height rows (1 for 1-D), depth slices or layers (1 for 2-D).
@@ -78,7 +53,6 @@ typedef struct hipArray {
   bool isDrv;
   unsigned int textureType;
 } hipArray;
-typedef struct hipArray* hipArray_t;
 typedef hipArray_t hiparray;
 typedef const struct hipArray* hipArray_const_t;
 
@@ -96,7 +70,6 @@ typedef struct hipMipmappedArray {
   enum hipArray_Format format;
   unsigned int num_channels;
 } hipMipmappedArray;
-typedef struct hipMipmappedArray* hipMipmappedArray_t;
 typedef hipMipmappedArray_t hipmipmappedArray;
 typedef const struct hipMipmappedArray* hipMipmappedArray_const_t;
 
@@ -106,44 +79,6 @@ typedef enum hipResourceType {
   hipResourceTypeLinear = 0x02,
   hipResourceTypePitch2D = 0x03
 } hipResourceType;
-
-typedef enum HIPresourcetype_enum {
-  HIP_RESOURCE_TYPE_ARRAY = 0x00,
-  HIP_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
-  HIP_RESOURCE_TYPE_LINEAR = 0x02,
-  HIP_RESOURCE_TYPE_PITCH2D = 0x03
-} HIPresourcetype;
-
-typedef enum HIPaddress_mode_enum {
-  HIP_TR_ADDRESS_MODE_WRAP = 0,
-  HIP_TR_ADDRESS_MODE_CLAMP = 1,
-  HIP_TR_ADDRESS_MODE_MIRROR = 2,
-  HIP_TR_ADDRESS_MODE_BORDER = 3
-} HIPaddress_mode;
-
-typedef enum HIPfilter_mode_enum {
-  HIP_TR_FILTER_MODE_POINT = 0,
-  HIP_TR_FILTER_MODE_LINEAR = 1
-} HIPfilter_mode;
-
-// HIP_TEXTURE_DESC's flags.
-#define HIP_TRSA_OVERRIDE_FORMAT 0x01
-#define HIP_TRSF_READ_AS_INTEGER 0x01
-#define HIP_TRSF_NORMALIZED_COORDINATES 0x02
-#define HIP_TRSF_SRGB 0x10
-
-typedef struct HIP_TEXTURE_DESC_st {
-  HIPaddress_mode addressMode[3];
-  HIPfilter_mode filterMode;
-  unsigned int flags;
-  unsigned int maxAnisotropy;
-  HIPfilter_mode mipmapFilterMode;
-  float mipmapLevelBias;
-  float minMipmapLevelClamp;
-  float maxMipmapLevelClamp;
-  float borderColor[4];
-  int reserved[12];
-} HIP_TEXTURE_DESC;
 
 #include "texture_view_format.h"
 
@@ -171,58 +106,12 @@ typedef struct hipResourceDesc {
   } res;
 } hipResourceDesc;
 
-typedef struct HIP_RESOURCE_DESC_st {
-  HIPresourcetype resType;
-  union {
-    struct {
-      hipArray_t hArray;
-    } array;
-    struct {
-      hipMipmappedArray_t hMipmappedArray;
-    } mipmap;
-    struct {
-      hipDeviceptr_t devPtr;
-      hipArray_Format format;
-      unsigned int numChannels;
-      size_t sizeInBytes;
-    } linear;
-    struct {
-      hipDeviceptr_t devPtr;
-      hipArray_Format format;
-      unsigned int numChannels;
-      size_t width;
-      size_t height;
-      size_t pitchInBytes;
-    } pitch2D;
-    struct {
-      int reserved[32];
-    } reserved;
-  } res;
-  unsigned int flags;
-} HIP_RESOURCE_DESC;
-
 typedef struct hipResourceViewDesc {
   enum hipResourceViewFormat format;
-  size_t width;
-  size_t height;
-  size_t depth;
-  unsigned int firstMipmapLevel;
-  unsigned int lastMipmapLevel;
-  unsigned int firstLayer;
-  unsigned int lastLayer;
+  size_t width, height, depth;
+  unsigned int firstMipmapLevel, lastMipmapLevel;
+  unsigned int firstLayer, lastLayer;
 } hipResourceViewDesc;
-
-typedef struct HIP_RESOURCE_VIEW_DESC_st {
-  HIPresourceViewFormat format;
-  size_t width;
-  size_t height;
-  size_t depth;
-  unsigned int firstMipmapLevel;
-  unsigned int lastMipmapLevel;
-  unsigned int firstLayer;
-  unsigned int lastLayer;
-  unsigned int reserved[16];
-} HIP_RESOURCE_VIEW_DESC;
 
 #define hipTextureType1D 0x01
 #define hipTextureType2D 0x02

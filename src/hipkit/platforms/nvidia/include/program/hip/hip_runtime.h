@@ -4,3 +4,4 @@
 #pragma once
 #include "hip_runtime_api.h"
 #include "hipkit_nvidia_program/device.h"
+#include "hipkit_nvidia_program/texture_device.h"

@@ -286,3 +286,4 @@ inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t c
 
 #include "module.h"
 #include "vmm.h"
+#include "texture.h"
