@@ -67,42 +67,44 @@ CASES = {
     "1d-float2-linear-wrap": Case(TEX1D, FL, 32, 2, (9, 0, 0), LINEAR_FILTER, True, (W, W, W)),
     "1d-float-point-mirror": Case(TEX1D, FL, 32, 1, (11, 0, 0), POINT, True, (M, M, M)),
     "1d-float-linear-mirror": Case(TEX1D, FL, 32, 1, (7, 0, 0), LINEAR_FILTER, True, (M, M, M)),
-    "1d-float-wrap-unnormalized-clamps": Case(TEX1D, FL, 32, 1, (7, 0, 0), LINEAR_FILTER,
-                                              False, (W, W, W)),
+    "1d-float-wrap-unnormalized-clamps": Case(TEX1D, FL, 32, 1, (7, 0, 0), LINEAR_FILTER, False, (W, W, W)),
     "2d-float-linear-border": Case(TEX2D, FL, 32, 1, (11, 7, 0), LINEAR_FILTER, False, (B, B, B)),
     "2d-float-point-border-normalized": Case(TEX2D, FL, 32, 1, (5, 9, 0), POINT, True, (B, B, B)),
-    "2d-uchar4-unorm-linear-wrap": Case(TEX2D, U, 8, 4, (10, 6, 0), LINEAR_FILTER, True,
-                                        (W, W, W), NORMALIZED_FLOAT),
-    "2d-short2-snorm-linear-mirror": Case(TEX2D, S, 16, 2, (6, 5, 0), LINEAR_FILTER, True,
-                                          (M, C, M), NORMALIZED_FLOAT),
-    "2d-ushort-unorm-point-clamp": Case(TEX2D, U, 16, 1, (9, 4, 0), POINT, False, (C, C, C),
-                                        NORMALIZED_FLOAT),
+    "2d-uchar4-unorm-linear-wrap": Case(
+        TEX2D, U, 8, 4, (10, 6, 0), LINEAR_FILTER, True, (W, W, W), NORMALIZED_FLOAT
+    ),
+    "2d-short2-snorm-linear-mirror": Case(
+        TEX2D, S, 16, 2, (6, 5, 0), LINEAR_FILTER, True, (M, C, M), NORMALIZED_FLOAT
+    ),
+    "2d-ushort-unorm-point-clamp": Case(
+        TEX2D, U, 16, 1, (9, 4, 0), POINT, False, (C, C, C), NORMALIZED_FLOAT
+    ),
     "2d-int4-element-point-clamp": Case(TEX2D, S, 32, 4, (7, 3, 0)),
     "2d-char2-element-point-wrap": Case(TEX2D, S, 8, 2, (5, 6, 0), POINT, True, (W, W, W)),
     "2d-uint-element-point-mirror": Case(TEX2D, U, 32, 1, (6, 6, 0), POINT, True, (M, M, M)),
     "2d-half-linear-clamp": Case(TEX2D, FL, 16, 1, (8, 5, 0), LINEAR_FILTER),
-    "2d-uchar4-srgb-linear": Case(TEX2D, U, 8, 4, (6, 6, 0), LINEAR_FILTER, True, (C, C, C),
-                                  NORMALIZED_FLOAT, srgb=True),
+    "2d-uchar4-srgb-linear": Case(
+        TEX2D, U, 8, 4, (6, 6, 0), LINEAR_FILTER, True, (C, C, C), NORMALIZED_FLOAT, srgb=True
+    ),
     "2d-lod-float-linear": Case(TEX2D_LOD, FL, 32, 1, (9, 8, 0), LINEAR_FILTER),
     "3d-float-linear-clamp": Case(TEX3D, FL, 32, 1, (6, 5, 4), LINEAR_FILTER, True),
     "3d-uchar-element-point-wrap": Case(TEX3D, U, 8, 1, (5, 4, 3), POINT, True, (W, W, W)),
     "3d-float4-linear-border": Case(TEX3D, FL, 32, 4, (4, 3, 5), LINEAR_FILTER, False, (B, B, B)),
     "1d-layered-float-linear": Case(TEX1D_LAYERED, FL, 32, 1, (9, 0, 3), LINEAR_FILTER),
-    "2d-layered-ushort4-unorm-linear-border": Case(TEX2D_LAYERED, U, 16, 4, (5, 4, 3),
-                                                   LINEAR_FILTER, True, (B, B, B),
-                                                   NORMALIZED_FLOAT),
-    "2d-layered-float-point-wrap": Case(TEX2D_LAYERED, FL, 32, 2, (4, 7, 2), POINT, True,
-                                        (W, W, W)),
-    "pitch2d-float-linear-clamp": Case(TEX2D, FL, 32, 1, (37, 9, 0), LINEAR_FILTER,
-                                       resource=PITCH2D),
-    "pitch2d-uchar2-unorm-point-wrap": Case(TEX2D, U, 8, 2, (21, 5, 0), POINT, True, (W, W, W),
-                                            NORMALIZED_FLOAT, PITCH2D),
+    "2d-layered-ushort4-unorm-linear-border": Case(
+        TEX2D_LAYERED, U, 16, 4, (5, 4, 3), LINEAR_FILTER, True, (B, B, B), NORMALIZED_FLOAT
+    ),
+    "2d-layered-float-point-wrap": Case(TEX2D_LAYERED, FL, 32, 2, (4, 7, 2), POINT, True, (W, W, W)),
+    "pitch2d-float-linear-clamp": Case(TEX2D, FL, 32, 1, (37, 9, 0), LINEAR_FILTER, resource=PITCH2D),
+    "pitch2d-uchar2-unorm-point-wrap": Case(
+        TEX2D, U, 8, 2, (21, 5, 0), POINT, True, (W, W, W), NORMALIZED_FLOAT, PITCH2D
+    ),
     "linear-float-fetch": Case(FETCH, FL, 32, 1, (50, 0, 0), resource=LINEAR),
     "linear-int2-fetch": Case(FETCH, S, 32, 2, (33, 0, 0), resource=LINEAR),
-    "linear-uchar4-unorm-fetch": Case(FETCH, U, 8, 4, (19, 0, 0), read_mode=NORMALIZED_FLOAT,
-                                      resource=LINEAR),
-    "gather-float4-green": Case(GATHER, FL, 32, 4, (7, 5, 0), normalized=True, address=(W, W, W),
-                                comp=1),
+    "linear-uchar4-unorm-fetch": Case(
+        FETCH, U, 8, 4, (19, 0, 0), read_mode=NORMALIZED_FLOAT, resource=LINEAR
+    ),
+    "gather-float4-green": Case(GATHER, FL, 32, 4, (7, 5, 0), normalized=True, address=(W, W, W), comp=1),
     "gather-float-border": Case(GATHER, FL, 32, 1, (6, 6, 0), address=(B, B, B)),
 }
 
@@ -146,16 +148,39 @@ def expected(case: Case, raw: np.ndarray, coords: np.ndarray) -> np.ndarray:
     if case.op == GATHER:
         return model.gather(texels, coords, case.comp, case.normalized, list(case.address), border)
     dims = {TEX1D: 1, TEX2D: 2, TEX2D_LOD: 2, TEX3D: 3, TEX1D_LAYERED: 1, TEX2D_LAYERED: 2}[case.op]
-    return model.sample(texels, coords, dims, case.layered, case.filter == LINEAR_FILTER,
-                        case.normalized, list(case.address), border)
+    return model.sample(
+        texels,
+        coords,
+        dims,
+        case.layered,
+        case.filter == LINEAR_FILTER,
+        case.normalized,
+        list(case.address),
+        border,
+    )
 
 
 def write_case(directory: Path, case: Case, raw: np.ndarray, coords: np.ndarray) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     width, height, depth = case.size
-    fields = [case.op, case.resource, case.kind, case.bits, case.channels, width, height, depth,
-              int(case.layered), case.filter, int(case.normalized), *case.address,
-              case.read_mode, int(case.srgb), case.returns, case.comp]
+    fields = [
+        case.op,
+        case.resource,
+        case.kind,
+        case.bits,
+        case.channels,
+        width,
+        height,
+        depth,
+        int(case.layered),
+        case.filter,
+        int(case.normalized),
+        *case.address,
+        case.read_mode,
+        int(case.srgb),
+        case.returns,
+        case.comp,
+    ]
     (directory / "cfg.txt").write_text(" ".join(map(str, fields + case.border)) + "\n")
     raw.tofile(directory / "texels.bin")
     coords.tofile(directory / "coords.bin")
@@ -222,8 +247,17 @@ def test_linear_weights_are_in_1_8_fixed_point(programs, tmp_path):
     write_case(tmp_path, case, raw, coords)
     run(programs / "sample", str(tmp_path))
     got = read_result(tmp_path, case, 512)
-    exact = model.sample(raw.astype(np.float32), coords, 2, False, True, False, [B, B, B],
-                         np.array(case.border, np.float32), quantize=False)
+    exact = model.sample(
+        raw.astype(np.float32),
+        coords,
+        2,
+        False,
+        True,
+        False,
+        [B, B, B],
+        np.array(case.border, np.float32),
+        quantize=False,
+    )
     assert np.abs(got - exact).max() > 1e-4
 
 
@@ -253,8 +287,7 @@ def test_a_trapping_surface_access_is_a_sticky_illegal_address(programs):
 @pytest.mark.skipif(bool(NVCC_MISSING), reason=str(NVCC_MISSING))
 @pytest.mark.parametrize("name", ["sample", "arrays", "surfaces"])
 def test_the_programs_compile_for_nvidia(tmp_path, name):
-    build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-o", name,
-          str(HERE / f"{name}.hip"))
+    build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-o", name, str(HERE / f"{name}.hip"))
     assert (tmp_path / name).exists()
 
 
@@ -264,8 +297,7 @@ def nvidia_sample(tmp_path_factory) -> Path:
         pytest.skip(str(NVCC_MISSING))
     needs_gpu()
     directory = tmp_path_factory.mktemp("textures_nvidia")
-    build(directory, "--platform", "nvidia", "--offload-arch=sm_90", "-o", "sample",
-          str(HERE / "sample.hip"))
+    build(directory, "--platform", "nvidia", "--offload-arch=sm_90", "-o", "sample", str(HERE / "sample.hip"))
     return directory / "sample"
 
 

@@ -30,9 +30,7 @@ def values(raw: np.ndarray, kind: int, bits: int, read_float: bool, srgb: bool) 
     out = np.maximum(raw.astype(F) / scale, F(-1))
     if srgb:
         c = out[..., :3]
-        out[..., :3] = np.where(
-            c <= F(0.04045), c / F(12.92), np.power((c + F(0.055)) / F(1.055), F(2.4))
-        )
+        out[..., :3] = np.where(c <= F(0.04045), c / F(12.92), np.power((c + F(0.055)) / F(1.055), F(2.4)))
     return out
 
 
@@ -62,9 +60,17 @@ def coordinate(x: np.ndarray, mode: int, n: int, normalized: bool) -> np.ndarray
     return (x * F(n)).astype(F)
 
 
-def sample(texels: np.ndarray, coords: np.ndarray, dims: int, layered: bool, linear: bool,
-           normalized: bool, address: list[int], border: np.ndarray,
-           quantize: bool = True) -> np.ndarray:
+def sample(
+    texels: np.ndarray,
+    coords: np.ndarray,
+    dims: int,
+    layered: bool,
+    linear: bool,
+    normalized: bool,
+    address: list[int],
+    border: np.ndarray,
+    quantize: bool = True,
+) -> np.ndarray:
     """texels: (depth or layers, height, width, channels), as values() gives;
     coords: (n, 4) float32 x, y, z, layer.  Returns (n, channels)."""
     if not normalized:  # wrap and mirror need normalized coordinates: they clamp
@@ -88,8 +94,7 @@ def sample(texels: np.ndarray, coords: np.ndarray, dims: int, layered: bool, lin
         return np.where(outside[:, None], bc[None, :], got)
 
     if not linear:
-        return read([index(address[d], np.floor(u[d]).astype(np.int64), sizes[d])
-                     for d in range(dims)])
+        return read([index(address[d], np.floor(u[d]).astype(np.int64), sizes[d]) for d in range(dims)])
     base = [(u[d] - F(0.5)).astype(F) for d in range(dims)]
     low = [np.floor(b).astype(np.int64) for b in base]
     frac = [(base[d] - low[d].astype(F)).astype(F) for d in range(dims)]
@@ -114,8 +119,14 @@ def fetch(texels: np.ndarray, coords: np.ndarray) -> np.ndarray:
     return np.where(inside[:, None], got, np.zeros_like(got))
 
 
-def gather(texels: np.ndarray, coords: np.ndarray, comp: int, normalized: bool,
-           address: list[int], border: np.ndarray) -> np.ndarray:
+def gather(
+    texels: np.ndarray,
+    coords: np.ndarray,
+    comp: int,
+    normalized: bool,
+    address: list[int],
+    border: np.ndarray,
+) -> np.ndarray:
     """tex2Dgather: channel comp of bilinear's four texels, (0,1) (1,1) (1,0) (0,0)."""
     if not normalized:
         address = [CLAMP if a in (WRAP, MIRROR) else a for a in address]
