@@ -265,6 +265,10 @@ def test_array_copies_round_trip_with_odd_sizes(programs):
     run(programs / "arrays", "copies")
 
 
+def test_3d_copies_between_arrays_and_pitched_memory(programs):
+    run(programs / "arrays", "copies3d")
+
+
 def test_array_queries_and_driver_forms(programs):
     run(programs / "arrays", "queries")
 
@@ -292,15 +296,23 @@ def test_the_programs_compile_for_nvidia(tmp_path, name):
 
 
 @pytest.fixture(scope="module")
-def nvidia_sample(tmp_path_factory) -> Path:
+def nvidia_programs(tmp_path_factory) -> Path:
     if NVCC_MISSING:
         pytest.skip(str(NVCC_MISSING))
     needs_gpu()
     directory = tmp_path_factory.mktemp("textures_nvidia")
-    build(directory, "--platform", "nvidia", "--offload-arch=sm_90", "-o", "sample", str(HERE / "sample.hip"))
-    return directory / "sample"
+    for name in ("sample", "arrays"):
+        build(
+            directory, "--platform", "nvidia", "--offload-arch=sm_90", "-o", name, str(HERE / f"{name}.hip")
+        )
+    return directory
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_fetches_on_nvidia_match_the_model(nvidia_sample, tmp_path, name):
-    check_case(nvidia_sample, tmp_path, CASES[name])
+def test_fetches_on_nvidia_match_the_model(nvidia_programs, tmp_path, name):
+    check_case(nvidia_programs / "sample", tmp_path, CASES[name])
+
+
+@pytest.mark.parametrize("mode", ["copies3d", "queries"])
+def test_arrays_on_nvidia(nvidia_programs, mode):
+    run(nvidia_programs / "arrays", mode)

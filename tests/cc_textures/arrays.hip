@@ -1,5 +1,6 @@
 // HIP arrays: copies that round trip with odd sizes and offsets (copies),
-// queries and the driver forms (queries), every bad descriptor's error (errors).
+// 3-D copies (copies3d), queries and the driver forms (queries), every bad
+// descriptor's error (errors).
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
@@ -199,7 +200,7 @@ int queries() {
   // Mipmapped arrays: level l halves each extent, down to one.
   hipMipmappedArray_t mip = nullptr;
   hipChannelFormatDesc f = hipCreateChannelDesc<float>();
-  CHECK(hipMallocMipmappedArray(&mip, &f, make_hipExtent(13, 6, 0), 0));
+  CHECK(hipMallocMipmappedArray(&mip, &f, make_hipExtent(13, 6, 0), 9));  // clamped to 4
   const unsigned widths[] = {13, 6, 3, 1}, heights[] = {6, 3, 1, 1};
   for (unsigned level = 0; level < 4; ++level) {
     hipArray_t each = nullptr;
@@ -223,10 +224,11 @@ int queries() {
 }
 
 #include "arrays_errors.h"
+#include "arrays_3d.h"
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  int failed = mode == "copies" ? copies() : mode == "queries" ? queries() : mode == "errors" ? errors() : 2;
+  int failed = mode == "copies" ? copies() : mode == "queries" ? queries() : mode == "errors" ? errors() : mode == "copies3d" ? copies3d() : 2;
   if (!failed) printf("ok\n");
   return failed;
 }

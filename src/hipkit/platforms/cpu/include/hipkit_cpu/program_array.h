@@ -192,6 +192,57 @@ inline hipError_t array_linear(hipArray_const_t a, size_t offset, void* other, s
                     : copy(other, at, count, kind, stream, async);
 }
 
+// hipMemcpy3D's arrays (the hook the pitched copies call when a side is an
+// array): on an array's side the position and the extent's width are in
+// elements, on a pitched pointer's the position's x is in bytes.  A template
+// over hipMemcpy3DParms, so that it needs only its field names.
+template <class Pos, class Pitched, class Extent>
+inline hipError_t side_3d_array(hipArray_const_t a, const Pos& pos, const Pitched& ptr,
+                                const Extent& e, size_t element, char** base, size_t* pitch,
+                                size_t* slice) {
+  if (a != nullptr) {
+    const texels t = array_texels(a);
+    const size_t slices = size_t(t.layers ? t.layers : t.depth);
+    if (pos.x + e.width > size_t(t.width) || pos.y + e.height > size_t(t.height) ||
+        pos.z + e.depth > slices)
+      return result(hipErrorInvalidValue);
+    *pitch = t.pitch;
+    *slice = t.slice;
+    *base = static_cast<char*>(a->data) + pos.z * t.slice + pos.y * t.pitch + pos.x * element;
+    return hipSuccess;
+  }
+  if (ptr.ptr == nullptr) return result(hipErrorInvalidValue);
+  if (pos.x + e.width * element > ptr.pitch) return result(hipErrorInvalidPitchValue);
+  if ((e.depth > 1 || pos.z > 0) && pos.y + e.height > ptr.ysize) return result(hipErrorInvalidValue);
+  *pitch = ptr.pitch;
+  *slice = ptr.pitch * ptr.ysize;
+  *base = static_cast<char*>(ptr.ptr) + pos.z * *slice + pos.y * ptr.pitch + pos.x;
+  return hipSuccess;
+}
+
+template <class Parms>
+inline hipError_t copy_3d_array(const Parms* p, hipStream_t stream, int async) {
+  if (p == nullptr || (p->srcArray == nullptr && p->dstArray == nullptr))
+    return result(hipErrorInvalidValue);
+  const size_t element = size_t(array_texels(p->srcArray ? p->srcArray : p->dstArray).element);
+  if (p->srcArray && p->dstArray && size_t(array_texels(p->dstArray).element) != element)
+    return result(hipErrorInvalidValue);
+  char *src = nullptr, *dst = nullptr;
+  size_t spitch = 0, sslice = 0, dpitch = 0, dslice = 0;
+  if (hipError_t code = side_3d_array(p->srcArray, p->srcPos, p->srcPtr, p->extent, element, &src,
+                                      &spitch, &sslice))
+    return code;
+  if (hipError_t code = side_3d_array(p->dstArray, p->dstPos, p->dstPtr, p->extent, element, &dst,
+                                      &dpitch, &dslice))
+    return code;
+  const size_t width = p->extent.width * element;
+  for (size_t z = 0; z < p->extent.depth; ++z)
+    if (hipError_t code = copy_2d(dst + z * dslice, dpitch, src + z * sslice, spitch, width,
+                                  p->extent.height, p->kind, stream, async))
+      return code;
+  return hipSuccess;
+}
+
 }  // namespace __hk
 
 #include "program_array_api.h"

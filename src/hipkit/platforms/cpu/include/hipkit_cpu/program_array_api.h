@@ -168,7 +168,8 @@ inline hipError_t hipMemcpyAtoA(hipArray_t dst, size_t dstOffset, hipArray_t src
                             0);
 }
 
-// ---- Mipmapped arrays: level l is an array of max(1, extent >> l) -------------
+// ---- Mipmapped arrays: level l is an array of max(1, extent >> l); the number
+// of levels is clamped to [1, 1 + log2(largest extent)], as CUDA's ----------------
 
 namespace __hk {
 inline unsigned full_levels(size_t width, size_t height, size_t depth) {
@@ -182,7 +183,7 @@ inline hipError_t make_mipmapped(hipMipmappedArray_t* out, const hipChannelForma
                                  hipExtent extent, unsigned levels, unsigned flags, bool driver) {
   if (out == nullptr || desc == nullptr || extent.width == 0) return result(hipErrorInvalidValue);
   const unsigned full = full_levels(extent.width, extent.height, extent.depth);
-  if (levels == 0 || levels > full) levels = full;
+  levels = levels < 1 ? 1 : levels > full ? full : levels;  // CUDA's clamp
   hipArray_t* each = new hipArray_t[levels]();
   for (unsigned l = 0; l < levels; ++l) {
     auto at = [l](size_t n) -> size_t { return n == 0 ? 0 : (n >> l) ? (n >> l) : 1; };
