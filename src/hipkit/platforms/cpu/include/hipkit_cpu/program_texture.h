@@ -1,5 +1,5 @@
 // hipkit CPU platform: texture and surface objects of whole programs (part of
-// program.h).  An object is a host allocation holding the texels' place and
+// program.h).  An object is an allocation of the runtime's holding the texels' place and
 // format, the sampler state and the descriptors it was made from; kernels
 // read it directly (device_texture.h, device_surface.h).  The checks are
 // ROCm's: a missing descriptor, a missing or misaligned pointer, zero or
@@ -68,6 +68,20 @@ inline hipError_t resource_texels(const hipResourceDesc& res, texels* out) {
   }
 }
 
+// An object in memory of the runtime's, as ROCm's: destroying it (hkrt_host_free)
+// first lets the queued work that may read it finish.
+template <class T>
+inline hipError_t new_object(const T& value, T** out) {
+  void* p = nullptr;
+  if (int code = hkrt_host_malloc(current(), &p, sizeof(T))) return result(code);
+  memcpy(p, &value, sizeof(T));
+  *out = static_cast<T*>(p);
+  return hipSuccess;
+}
+inline hipError_t delete_object(void* object) {
+  return object == nullptr ? hipSuccess : result(hkrt_host_free(object));
+}
+
 inline hipError_t create_texture(hipTextureObject_t* out, const hipResourceDesc* res,
                                  const hipTextureDesc* tex, const hipResourceViewDesc* view) {
   if (out == nullptr || res == nullptr || tex == nullptr) return result(hipErrorInvalidValue);
@@ -103,8 +117,7 @@ inline hipError_t create_texture(hipTextureObject_t* out, const hipResourceDesc*
   t.resource = *res;
   t.texture = *tex;
   if (view != nullptr) t.view = *view;
-  *out = new __hip_texture(t);
-  return hipSuccess;
+  return new_object(t, out);
 }
 
 // The driver API's descriptors as the runtime's.

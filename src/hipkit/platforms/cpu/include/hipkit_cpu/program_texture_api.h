@@ -12,8 +12,7 @@ inline hipError_t hipCreateTextureObject(hipTextureObject_t* pTexObject,
 }
 inline hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject) {
   __HK_API_CALL();
-  delete textureObject;  // null: nothing, as HIP
-  return hipSuccess;
+  return __hk::delete_object(textureObject);  // null: nothing, as HIP
 }
 inline hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc* pResDesc,
                                                   hipTextureObject_t textureObject) {
@@ -65,8 +64,7 @@ inline hipError_t hipTexObjectCreate(hipTextureObject_t* pTexObject,
 }
 inline hipError_t hipTexObjectDestroy(hipTextureObject_t texObject) {
   __HK_API_CALL();
-  delete texObject;
-  return hipSuccess;
+  return __hk::delete_object(texObject);
 }
 inline hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC* pResDesc,
                                               hipTextureObject_t texObject) {
@@ -143,16 +141,14 @@ inline hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject,
   if (pSurfObject == nullptr || pResDesc == nullptr ||
       pResDesc->resType != hipResourceTypeArray || pResDesc->res.array.array == nullptr)
     return __hk::result(hipErrorInvalidValue);
-  __hip_surface* s = new __hip_surface();
-  s->texels = __hk::array_texels(pResDesc->res.array.array);
-  s->resource = *pResDesc;
-  *pSurfObject = s;
-  return hipSuccess;
+  __hip_surface s = {};
+  s.texels = __hk::array_texels(pResDesc->res.array.array);
+  s.resource = *pResDesc;
+  return __hk::new_object(s, pSurfObject);
 }
 inline hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject) {
   __HK_API_CALL();
-  delete surfaceObject;
-  return hipSuccess;
+  return __hk::delete_object(surfaceObject);
 }
 
 #endif  // HIPKIT_CPU_PROGRAM_TEXTURE_API_H
