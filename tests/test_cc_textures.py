@@ -269,6 +269,10 @@ def test_3d_copies_between_arrays_and_pitched_memory(programs):
     run(programs / "arrays", "copies3d")
 
 
+def test_param_2d_copies_between_arrays_and_pitched_memory(programs):
+    run(programs / "arrays", "param2d")
+
+
 def test_array_queries_and_driver_forms(programs):
     run(programs / "arrays", "queries")
 

@@ -1,5 +1,5 @@
 // HIP arrays: copies that round trip with odd sizes and offsets (copies),
-// 3-D copies (copies3d), queries and the driver forms (queries), every bad
+// 3-D and hipMemcpyParam2D copies (copies3d, param2d), queries and the driver forms (queries), every bad
 // descriptor's error (errors).
 #include <hip/hip_runtime.h>
 
@@ -228,7 +228,14 @@ int queries() {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  int failed = mode == "copies" ? copies() : mode == "queries" ? queries() : mode == "errors" ? errors() : mode == "copies3d" ? copies3d() : 2;
+  int failed = mode == "copies"     ? copies()
+               : mode == "copies3d" ? copies3d()
+               : mode == "queries"  ? queries()
+               : mode == "errors"   ? errors()
+#ifdef __HIPKIT_CPU__
+               : mode == "param2d" ? param2d()
+#endif
+                                    : 2;
   if (!failed) printf("ok\n");
   return failed;
 }

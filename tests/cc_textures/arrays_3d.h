@@ -74,3 +74,69 @@ int copies3d() {
   CHECK(hipFreeArray(b));
   return 0;
 }
+
+// arrays.hip's "param2d" (the CPU's): hipMemcpyParam2D between an array and
+// pitched host memory, at offsets in bytes and rows.
+#ifdef __HIPKIT_CPU__
+#ifndef HIPKIT_CPU_MEMORY_TYPES_H
+// Without the pitched-memory family's hipMemcpyParam2D, its hook for arrays,
+// called with a struct of hip_Memcpy2D's fields.
+struct Param2D {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void* srcHost;
+  void* srcDevice;
+  hipArray_t srcArray;
+  size_t srcPitch, dstXInBytes, dstY;
+  int dstMemoryType;
+  void* dstHost;
+  void* dstDevice;
+  hipArray_t dstArray;
+  size_t dstPitch, WidthInBytes, Height;
+};
+constexpr int kArray = 10, kHost = 1;
+#define COPY2D(p) __hk::copy_param_2d_array(&(p), nullptr, 0)
+#else
+typedef hip_Memcpy2D Param2D;
+constexpr hipMemoryType kArray = hipMemoryTypeArray, kHost = hipMemoryTypeHost;
+#define COPY2D(p) hipMemcpyParam2D(&(p))
+#endif
+
+int param2d() {
+  const size_t W = 9, H = 4, E = 2, pitch = 23;
+  hipChannelFormatDesc desc = hipCreateChannelDesc<ushort1>();
+  hipArray_t a = nullptr;
+  CHECK(hipMallocArray(&a, &desc, W, H));
+  std::vector<unsigned char> host = random_bytes(pitch * H), all(W * E * H, 0), back(pitch * H, 0);
+  Param2D in = {};
+  in.srcMemoryType = kHost;
+  in.srcHost = host.data();
+  in.srcPitch = pitch;
+  in.dstMemoryType = kArray;
+  in.dstArray = a;
+  in.WidthInBytes = W * E;
+  in.Height = H;
+  CHECK(COPY2D(in));
+  CHECK(hipMemcpyAtoH(all.data(), a, 0, all.size()));
+  for (size_t y = 0; y < H; ++y) SAME(&all[y * W * E], &host[y * pitch], W * E);
+  // 3 elements x 2 rows from (2, 1) of the array to byte 5 of row 1 of the host's.
+  Param2D out = {};
+  out.srcMemoryType = kArray;
+  out.srcArray = a;
+  out.srcXInBytes = 2 * E;
+  out.srcY = 1;
+  out.dstMemoryType = kHost;
+  out.dstHost = back.data();
+  out.dstXInBytes = 5;
+  out.dstY = 1;
+  out.dstPitch = pitch;
+  out.WidthInBytes = 3 * E;
+  out.Height = 2;
+  CHECK(COPY2D(out));
+  for (size_t y = 0; y < 2; ++y) SAME(&back[(y + 1) * pitch + 5], &host[(y + 1) * pitch + 2 * E], 3 * E);
+  out.srcY = 3;  // rows 3 and 4: outside
+  if (COPY2D(out) != hipErrorInvalidValue) return 1;
+  CHECK(hipFreeArray(a));
+  return 0;
+}
+#endif

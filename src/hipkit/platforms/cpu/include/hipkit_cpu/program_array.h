@@ -192,8 +192,8 @@ inline hipError_t array_linear(hipArray_const_t a, size_t offset, void* other, s
                     : copy(other, at, count, kind, stream, async);
 }
 
-// hipMemcpy3D's arrays (the hook the pitched copies call when a side is an
-// array): on an array's side the position and the extent's width are in
+// hipMemcpy3D's arrays (a hook for the pitched copies, to call when a side is
+// an array): on an array's side the position and the extent's width are in
 // elements, on a pitched pointer's the position's x is in bytes.  A template
 // over hipMemcpy3DParms, so that it needs only its field names.
 template <class Pos, class Pitched, class Extent>
@@ -241,6 +241,44 @@ inline hipError_t copy_3d_array(const Parms* p, hipStream_t stream, int async) {
                                   p->extent.height, p->kind, stream, async))
       return code;
   return hipSuccess;
+}
+
+// hipMemcpyParam2D's arrays (the same hook): an array side (hipMemoryTypeArray,
+// 10, with srcArray / dstArray) starts at byte XInBytes of row Y.
+constexpr int kMemoryTypeArray = 10;
+constexpr int kMemoryTypeHost = 1;
+
+template <class Parms>
+inline hipError_t copy_param_2d_array(const Parms* p, hipStream_t stream, int async) {
+  if (p == nullptr) return result(hipErrorInvalidValue);
+  const bool src_array = int(p->srcMemoryType) == kMemoryTypeArray;
+  const bool dst_array = int(p->dstMemoryType) == kMemoryTypeArray;
+  if (!src_array && !dst_array) return result(hipErrorInvalidValue);
+  char *src = nullptr, *dst = nullptr;
+  size_t spitch = p->srcPitch, dpitch = p->dstPitch;
+  if (src_array) {
+    if (hipError_t code = array_rect(p->srcArray, p->srcXInBytes, p->srcY, p->WidthInBytes,
+                                     p->Height, &src, &spitch))
+      return code;
+  } else {
+    const void* from = int(p->srcMemoryType) == kMemoryTypeHost ? p->srcHost : p->srcDevice;
+    if (from == nullptr) return result(hipErrorInvalidValue);
+    src = const_cast<char*>(static_cast<const char*>(from)) + p->srcY * spitch + p->srcXInBytes;
+  }
+  if (dst_array) {
+    if (hipError_t code = array_rect(p->dstArray, p->dstXInBytes, p->dstY, p->WidthInBytes,
+                                     p->Height, &dst, &dpitch))
+      return code;
+  } else {
+    void* to = int(p->dstMemoryType) == kMemoryTypeHost ? p->dstHost : p->dstDevice;
+    if (to == nullptr) return result(hipErrorInvalidValue);
+    dst = static_cast<char*>(to) + p->dstY * dpitch + p->dstXInBytes;
+  }
+  const bool src_host = int(p->srcMemoryType) == kMemoryTypeHost;
+  const bool dst_host = int(p->dstMemoryType) == kMemoryTypeHost;
+  const int kind = src_host ? (dst_host ? hipMemcpyHostToHost : hipMemcpyHostToDevice)
+                            : (dst_host ? hipMemcpyDeviceToHost : hipMemcpyDeviceToDevice);
+  return copy_2d(dst, dpitch, src, spitch, p->WidthInBytes, p->Height, kind, stream, async);
 }
 
 }  // namespace __hk
