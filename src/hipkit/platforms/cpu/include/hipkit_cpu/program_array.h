@@ -163,13 +163,28 @@ inline hipError_t array_rect(hipArray_const_t a, size_t x, size_t y, size_t widt
   return hipSuccess;
 }
 
+// `height` rows of `width` bytes between an array and other memory, each
+// ordered on the stream as hipMemcpyAsync's (one copy where both are packed).
+inline hipError_t array_rows(void* dst, size_t dpitch, const void* src, size_t spitch,
+                             size_t width, size_t height, int kind, hipStream_t stream,
+                             int async) {
+  if (width > dpitch || width > spitch) return result(hipErrorInvalidPitchValue);
+  if (dpitch == width && spitch == width) return copy(dst, src, width * height, kind, stream, async);
+  for (size_t row = 0; row < height; ++row)
+    if (hipError_t code = copy(static_cast<char*>(dst) + row * dpitch,
+                               static_cast<const char*>(src) + row * spitch, width, kind, stream,
+                               async))
+      return code;
+  return hipSuccess;
+}
+
 inline hipError_t to_array(hipArray_t dst, size_t x, size_t y, const void* src, size_t spitch,
                            size_t width, size_t height, int kind, hipStream_t stream, int async) {
   char* at = nullptr;
   size_t pitch = 0;
   if (hipError_t code = array_rect(dst, x, y, width, height, &at, &pitch)) return code;
   if (src == nullptr) return result(hipErrorInvalidValue);
-  return copy_2d(at, pitch, src, spitch, width, height, kind, stream, async);
+  return array_rows(at, pitch, src, spitch, width, height, kind, stream, async);
 }
 
 inline hipError_t from_array(void* dst, size_t dpitch, hipArray_const_t src, size_t x, size_t y,
@@ -179,7 +194,7 @@ inline hipError_t from_array(void* dst, size_t dpitch, hipArray_const_t src, siz
   size_t pitch = 0;
   if (hipError_t code = array_rect(src, x, y, width, height, &at, &pitch)) return code;
   if (dst == nullptr) return result(hipErrorInvalidValue);
-  return copy_2d(dst, dpitch, at, pitch, width, height, kind, stream, async);
+  return array_rows(dst, dpitch, at, pitch, width, height, kind, stream, async);
 }
 
 // count bytes between an array at `offset` and linear memory.
@@ -237,7 +252,7 @@ inline hipError_t copy_3d_array(const Parms* p, hipStream_t stream, int async) {
     return code;
   const size_t width = p->extent.width * element;
   for (size_t z = 0; z < p->extent.depth; ++z)
-    if (hipError_t code = copy_2d(dst + z * dslice, dpitch, src + z * sslice, spitch, width,
+    if (hipError_t code = array_rows(dst + z * dslice, dpitch, src + z * sslice, spitch, width,
                                   p->extent.height, p->kind, stream, async))
       return code;
   return hipSuccess;
@@ -278,7 +293,7 @@ inline hipError_t copy_param_2d_array(const Parms* p, hipStream_t stream, int as
   const bool dst_host = int(p->dstMemoryType) == kMemoryTypeHost;
   const int kind = src_host ? (dst_host ? hipMemcpyHostToHost : hipMemcpyHostToDevice)
                             : (dst_host ? hipMemcpyDeviceToHost : hipMemcpyDeviceToDevice);
-  return copy_2d(dst, dpitch, src, spitch, p->WidthInBytes, p->Height, kind, stream, async);
+  return array_rows(dst, dpitch, src, spitch, p->WidthInBytes, p->Height, kind, stream, async);
 }
 
 }  // namespace __hk
