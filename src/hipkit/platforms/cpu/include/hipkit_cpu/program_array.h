@@ -27,6 +27,8 @@ static inline hipPos make_hipPos(size_t x, size_t y, size_t z) {
 }
 #endif
 
+#include "program_array_hooks.h"
+
 namespace __hk {
 
 // The channels and bits of a descriptor: 1, 2 or 4 channels of one size,
