@@ -320,3 +320,8 @@ def test_fetches_on_nvidia_match_the_model(nvidia_programs, tmp_path, name):
 @pytest.mark.parametrize("mode", ["copies3d", "queries"])
 def test_arrays_on_nvidia(nvidia_programs, mode):
     run(nvidia_programs / "arrays", mode)
+
+
+@pytest.mark.parametrize("mode", ["1d", "2d", "3d", "layered", "zero", "clamp"])
+def test_surfaces_on_nvidia(nvidia_programs, mode):
+    run(nvidia_programs / "surfaces", mode)
