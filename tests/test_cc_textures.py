@@ -4,7 +4,8 @@ the NumPy model of HIP's sampling (texture_model.py) on fresh random texels and
 coordinates; array copies round trip with odd sizes; surfaces read and write
 with each boundary mode (trap: a sticky hipErrorIllegalAddress); each bad
 descriptor gives HIP's error.  The programs compile for NVIDIA too (nvcc), and
-the fetches run there where a GPU is."""
+the fetches run there where a GPU is.  Kernels from Python that take texture and
+surface objects compile for the CPU and for NVIDIA (NVRTC)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import texture_model as model
+from gpu_helpers import NVIDIA, cpu_compile, kernel
 from test_cc import build
 from test_cc_nvidia import NVCC_MISSING, needs_gpu
 
@@ -347,3 +349,33 @@ def test_arrays_on_nvidia(nvidia_programs, mode):
 @pytest.mark.parametrize("mode", ["1d", "2d", "3d", "layered", "zero", "clamp"])
 def test_surfaces_on_nvidia(nvidia_programs, mode):
     run(nvidia_programs / "surfaces", mode)
+
+
+# ---------------------------------------------------------------- kernels from Python
+
+KERNEL = r"""
+#include <hip/hip_runtime.h>
+extern "C" __global__ void fetches(hipTextureObject_t t, hipSurfaceObject_t s, float4* out) {
+  const int i = threadIdx.x;
+  out[i] = tex2D<float4>(t, i + 0.5f, 0.5f) + tex2DLayered<float4>(t, 0.5f, 0.5f, 1) +
+           tex1Dfetch<float4>(t, i) * 2.0f + tex2Dgather<float4>(t, 0.5f, 0.5f, 1);
+  float2 g;
+  tex2D(&g, t, 1.0f, 2.0f);
+  out[i].x += g.x + tex3D<float>(t, 0.5f, 0.5f, 0.5f) + tex1D<int>(t, 0.5f);
+  const uchar4 v = surf2Dread<uchar4>(s, i * 4, 0, hipBoundaryModeClamp);
+  surf2Dwrite(v, s, i * 4, 1);
+  surf3Dwrite(out[i].y, s, i * 4, 2, 0, hipBoundaryModeZero);
+}
+"""
+
+
+@pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
+def test_a_kernel_with_textures_and_surfaces_compiles_for_the_cpu():
+    assert len(cpu_compile(KERNEL).get_function("fetches").info.params) == 3
+
+
+def test_a_kernel_with_textures_and_surfaces_compiles_with_nvrtc():
+    reason = NVIDIA.module.unavailable_reason()
+    if reason:
+        pytest.skip(f"NVRTC is not usable here: {reason}")
+    assert len(kernel(NVIDIA(KERNEL), "fetches").params) == 3

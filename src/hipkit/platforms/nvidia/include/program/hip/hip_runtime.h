@@ -4,4 +4,3 @@
 #pragma once
 #include "hip_runtime_api.h"
 #include "hipkit_nvidia_program/device.h"
-#include "hipkit_nvidia_program/texture_device.h"

@@ -1,38 +1,28 @@
-// hipkit NVIDIA platform, whole programs: texture fetches and surface reads
-// and writes of HIP's vector types (part of host.h).  A program's float4 & co.
-// are hipkit's (hipkit_nvidia/vector_types.h) where CUDA's texture and surface
-// functions take CUDA's own: these forms, found by argument-dependent lookup
-// in namespace __hk (as CUDA's tex2D<T> calls tex2D(&ret, ...)), fetch CUDA's
-// type of the same layout and copy its bits.
+// hipkit NVIDIA platform: texture fetches and surface reads and writes in
+// kernels (part of device.h), NVRTC's and nvcc's: HIP's names for CUDA's, and
+// the forms for HIP's vector types.  A kernel's float4 & co. are hipkit's
+// (vector_types.h) where CUDA's texture and surface functions take CUDA's own:
+// these forms, found by argument-dependent lookup in namespace __hk (as CUDA's
+// tex2D<T> calls tex2D(&ret, ...)), fetch CUDA's type of the same layout and
+// take its bits.
 #pragma once
+
+#ifdef __CUDACC_RTC__  // kernels from Python (programs have names.h)
+typedef cudaTextureObject_t hipTextureObject_t;
+typedef cudaSurfaceObject_t hipSurfaceObject_t;
+#define hipSurfaceBoundaryMode cudaSurfaceBoundaryMode
+#define hipBoundaryModeZero cudaBoundaryModeZero
+#define hipBoundaryModeTrap cudaBoundaryModeTrap
+#define hipBoundaryModeClamp cudaBoundaryModeClamp
+#endif
 
 namespace __hk_tex {
 template <class T>
 struct native {};
 }  // namespace __hk_tex
 
-// CUDA's vector types, under names hipkit's macros leave alone.
-#pragma push_macro("char1")
-#pragma push_macro("char2")
-#pragma push_macro("char4")
-#pragma push_macro("uchar1")
-#pragma push_macro("uchar2")
-#pragma push_macro("uchar4")
-#pragma push_macro("short1")
-#pragma push_macro("short2")
-#pragma push_macro("short4")
-#pragma push_macro("ushort1")
-#pragma push_macro("ushort2")
-#pragma push_macro("ushort4")
-#pragma push_macro("int1")
-#pragma push_macro("int2")
-#pragma push_macro("int4")
-#pragma push_macro("uint1")
-#pragma push_macro("uint2")
-#pragma push_macro("uint4")
-#pragma push_macro("float1")
-#pragma push_macro("float2")
-#pragma push_macro("float4")
+// CUDA's vector types, named while hipkit's names for its own are away (NVRTC
+// has no push_macro: they are defined again after, as vector_types.h does).
 #undef char1
 #undef char2
 #undef char4
@@ -140,39 +130,39 @@ struct native<__hk::float4> {
   using type = ::float4;
 };
 }  // namespace __hk_tex
-#pragma pop_macro("char1")
-#pragma pop_macro("char2")
-#pragma pop_macro("char4")
-#pragma pop_macro("uchar1")
-#pragma pop_macro("uchar2")
-#pragma pop_macro("uchar4")
-#pragma pop_macro("short1")
-#pragma pop_macro("short2")
-#pragma pop_macro("short4")
-#pragma pop_macro("ushort1")
-#pragma pop_macro("ushort2")
-#pragma pop_macro("ushort4")
-#pragma pop_macro("int1")
-#pragma pop_macro("int2")
-#pragma pop_macro("int4")
-#pragma pop_macro("uint1")
-#pragma pop_macro("uint2")
-#pragma pop_macro("uint4")
-#pragma pop_macro("float1")
-#pragma pop_macro("float2")
-#pragma pop_macro("float4")
+#define char1 __hk::char1
+#define char2 __hk::char2
+#define char4 __hk::char4
+#define uchar1 __hk::uchar1
+#define uchar2 __hk::uchar2
+#define uchar4 __hk::uchar4
+#define short1 __hk::short1
+#define short2 __hk::short2
+#define short4 __hk::short4
+#define ushort1 __hk::ushort1
+#define ushort2 __hk::ushort2
+#define ushort4 __hk::ushort4
+#define int1 __hk::int1
+#define int2 __hk::int2
+#define int4 __hk::int4
+#define uint1 __hk::uint1
+#define uint2 __hk::uint2
+#define uint4 __hk::uint4
+#define float1 __hk::float1
+#define float2 __hk::float2
+#define float4 __hk::float4
 
 namespace __hk {
 
 template <class T>
 using __tex_native = typename ::__hk_tex::native<T>::type;
 
-#define __HK_TEX_FORM(name, params, args)                                   \
-  template <class T, class N = __tex_native<T>>                             \
-  static __device__ void name(T* ptr, cudaTextureObject_t t params) {        \
-    N got;                                                                  \
-    ::name(&got, t args);                                                   \
-    memcpy(ptr, &got, sizeof(T));                                           \
+#define __HK_TEX_FORM(name, params, args)                                                           \
+  template <class T, class N = __tex_native<T>>                                                     \
+  static __device__ void name(T* ptr, cudaTextureObject_t t params) {                               \
+    N got;                                                                                          \
+    ::name(&got, t args);                                                                           \
+    *ptr = *reinterpret_cast<const T*>(&got);                                                       \
   }
 #define __HK_COMMA ,
 __HK_TEX_FORM(tex1Dfetch, __HK_COMMA int x, __HK_COMMA x)
@@ -192,20 +182,20 @@ __HK_TEX_FORM(tex2Dgather, __HK_COMMA float x __HK_COMMA float y __HK_COMMA int 
               __HK_COMMA x __HK_COMMA y __HK_COMMA comp)
 #undef __HK_TEX_FORM
 
-#define __HK_SURF_FORMS(name, params, args)                                                     \
-  template <class T, class N = __tex_native<T>>                                                 \
-  static __device__ void name##read(T* ptr, cudaSurfaceObject_t s params,                       \
-                                    cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {      \
-    N got;                                                                                      \
-    ::name##read(&got, s args, mode);                                                           \
-    memcpy(ptr, &got, sizeof(T));                                                               \
-  }                                                                                             \
-  template <class T, class N = __tex_native<T>>                                                 \
-  static __device__ void name##write(T value, cudaSurfaceObject_t s params,                     \
-                                     cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {     \
-    N put;                                                                                      \
-    memcpy(&put, &value, sizeof(T));                                                            \
-    ::name##write(put, s args, mode);                                                           \
+#define __HK_SURF_FORMS(name, params, args)                                                         \
+  template <class T, class N = __tex_native<T>>                                                     \
+  static __device__ void name##read(T* ptr, cudaSurfaceObject_t s params,                           \
+                                    cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {          \
+    N got;                                                                                          \
+    ::name##read(&got, s args, mode);                                                               \
+    *ptr = *reinterpret_cast<const T*>(&got);                                                       \
+  }                                                                                                 \
+  template <class T, class N = __tex_native<T>>                                                     \
+  static __device__ void name##write(T value, cudaSurfaceObject_t s params,                         \
+                                     cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {         \
+    N put;                                                                                          \
+    put = *reinterpret_cast<const N*>(&value);                                                      \
+    ::name##write(put, s args, mode);                                                               \
   }
 __HK_SURF_FORMS(surf1D, __HK_COMMA int x, __HK_COMMA x)
 __HK_SURF_FORMS(surf2D, __HK_COMMA int x __HK_COMMA int y, __HK_COMMA x __HK_COMMA y)
