@@ -1,6 +1,6 @@
-// hipkit CPU platform: texture fetches and surface reads and writes in kernel
-// code (part of device.h), with the GPU's sampling arithmetic (CUDA's
-// programming guide, "Texture Fetching"):
+// hipkit CPU platform: texture fetches in kernel code (part of device.h),
+// with the GPU's sampling arithmetic (CUDA's programming guide, "Texture
+// Fetching"):
 // - point sampling reads texel floor(x) of the unnormalized coordinate x;
 // - linear filtering reads the texels around x - 0.5 and weighs them by
 //   the fraction's 9-bit fixed-point value (8 fractional bits), as NVIDIA's
@@ -11,9 +11,7 @@
 // - 8- and 16-bit integers read as normalized floats are v / (2^n - 1),
 //   signed ones v / (2^(n-1) - 1) clamped to -1; sRGB texels are made linear
 //   before filtering.
-// Surfaces address x in bytes, as CUDA and HIP do; out of bounds, a read or
-// write gives zero / is dropped (hipBoundaryModeZero, HIP's default), clamps
-// (hipBoundaryModeClamp) or traps: a sticky hipErrorIllegalAddress.
+// The public functions are in device_texture_fetch.h.
 #ifndef HIPKIT_CPU_DEVICE_TEXTURE_H
 #define HIPKIT_CPU_DEVICE_TEXTURE_H
 
@@ -152,10 +150,7 @@ __HK_FN float tex_weight(float u, int i) { return rintf((u - float(i)) * 256.0f)
 template <class T>
 __HK_INLINE T tex_sample(hipTextureObject_t t, int dims, float x, float y, float z, int layer) {
   const texels& s = t->texels;
-  if (s.layers > 0) {
-    layer = layer < 0 ? 0 : layer >= s.layers ? s.layers - 1 : layer;
-    z = 0.0f;
-  }
+  if (s.layers > 0) layer = layer < 0 ? 0 : layer >= s.layers ? s.layers - 1 : layer;
   const float u = tex_coord(t, 0, x, s.width);
   const float v = dims > 1 ? tex_coord(t, 1, y, s.height) : 0.0f;
   const float w = dims > 2 ? tex_coord(t, 2, z, s.depth) : 0.0f;

@@ -206,7 +206,6 @@ inline hipError_t make_mipmapped(hipMipmappedArray_t* out, const hipChannelForma
   m->max_mipmap_level = levels - 1;
   m->flags = flags;
   m->format = each[0]->Format;
-  m->num_channels = each[0]->NumChannels;
   *out = m;
   return hipSuccess;
 }

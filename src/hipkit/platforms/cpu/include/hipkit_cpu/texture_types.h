@@ -68,7 +68,6 @@ typedef struct hipMipmappedArray {
   unsigned int max_mipmap_level;
   unsigned int flags;
   enum hipArray_Format format;
-  unsigned int num_channels;
 } hipMipmappedArray;
 typedef hipMipmappedArray_t hipmipmappedArray;
 typedef const struct hipMipmappedArray* hipMipmappedArray_const_t;
