@@ -66,4 +66,6 @@ def test_mapped_allocations_across_processes(tmp_path, rng, flags):
     np.testing.assert_array_equal(np.fromfile(tmp_path / "out.bin", np.float32), expected)
     assert {k: lines[k] for k in ERRORS} == ERRORS
     if not flags:
-        assert lines["error arrays"] == "hipErrorNotSupported"  # hipMemMapArrayAsync, not on the CPU yet
+        assert (
+            lines["error arrays"] == "hipErrorNotSupported"
+        )  # hipMemMapArrayAsync: the CPU's arrays are not sparse

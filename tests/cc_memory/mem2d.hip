@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   wide.dstPos.x = vol.pitch;
   EXPECT(hipMemcpy3D(&wide), hipErrorInvalidPitchValue);
   hipMemcpy3DParms arr = p;
-  arr.dstArray = reinterpret_cast<hipArray_t>(&arr);
-  EXPECT(hipMemcpy3D(&arr), hipErrorNotSupported);
+  arr.dstArray = reinterpret_cast<hipArray_t>(&arr);  // not an array the program made
+  EXPECT(hipMemcpy3D(&arr), hipErrorInvalidValue);
   CHECK(hipFree(dev));
   CHECK(hipFree(vol.ptr));
   f = fopen(argv[2], "wb");

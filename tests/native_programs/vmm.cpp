@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   printf("error import junk|%s\n", name(hipMemImportFromShareableHandle(&unused, reinterpret_cast<void*>(intptr_t(0)),
                                                                          hipMemHandleTypePosixFileDescriptor)));
 #ifdef __HIPKIT_CPU__
-  printf("error arrays|%s\n", name(hipMemMapArrayAsync(nullptr, 0, nullptr)));  // not on the CPU yet
+  printf("error arrays|%s\n", name(hipMemMapArrayAsync(nullptr, 0, nullptr)));  // the CPU's arrays are not sparse
 #endif
 
   // Released handles live on in their mappings; a second release is refused.

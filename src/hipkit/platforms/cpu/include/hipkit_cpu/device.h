@@ -76,5 +76,7 @@ using std::remove_cv;
 #include "device_math.h"
 #include "device_atomics.h"
 #include "device_warp.h"
+#include "device_texture.h"
+#include "device_surface.h"
 
 #endif  // HIPKIT_CPU_DEVICE_H

@@ -451,6 +451,8 @@ inline hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t st
 
 #include "program_stream.h"
 #include "program_memory.h"
+#include "program_array.h"
+#include "program_texture.h"
 #include "program_launch.h"
 #include "program_module.h"
 #include "program_occupancy.h"

@@ -1,10 +1,12 @@
 // hipkit CPU platform: pitched allocations and 2-D / 3-D copies and sets of
 // whole programs (part of program_memory.h).  A pitched copy is its rows'
 // copies, each ordered on the stream as hipMemcpyAsync's are (rows that are
-// contiguous on both sides are one copy); arrays are not linear memory and
-// are refused here with hipErrorNotSupported.
+// contiguous on both sides are one copy); array sides go to program_array.h's
+// copies.
 #ifndef HIPKIT_CPU_PROGRAM_MEMORY2D_H
 #define HIPKIT_CPU_PROGRAM_MEMORY2D_H
+
+#include "program_array_hooks.h"
 
 namespace __hk {
 
@@ -69,7 +71,7 @@ inline hipError_t side_3d(const hipPitchedPtr& p, const hipPos& pos, const hipEx
 
 inline hipError_t copy_3d(const hipMemcpy3DParms* p, hipStream_t stream, int async) {
   if (p == nullptr) return result(hipErrorInvalidValue);
-  if (p->srcArray != nullptr || p->dstArray != nullptr) return result(hipErrorNotSupported);
+  if (p->srcArray != nullptr || p->dstArray != nullptr) return copy_3d_array(p, stream, async);
   if (p->srcPtr.ptr == nullptr || p->dstPtr.ptr == nullptr) return result(hipErrorInvalidValue);
   char *dst = nullptr, *src = nullptr;
   if (hipError_t code = side_3d(p->dstPtr, p->dstPos, p->extent, &dst)) return code;
@@ -82,7 +84,7 @@ inline hipError_t copy_3d(const hipMemcpy3DParms* p, hipStream_t stream, int asy
 inline hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, int async) {
   if (p == nullptr) return result(hipErrorInvalidValue);
   if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray)
-    return result(hipErrorNotSupported);
+    return copy_param_2d_array(p, stream, async);
   const bool src_host = p->srcMemoryType == hipMemoryTypeHost;
   const bool dst_host = p->dstMemoryType == hipMemoryTypeHost;
   const char* src = static_cast<const char*>(src_host ? p->srcHost : p->srcDevice);

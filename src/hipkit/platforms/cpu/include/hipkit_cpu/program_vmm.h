@@ -5,7 +5,7 @@
 // Sizes, offsets and addresses are multiples of hipMemGetAllocationGranularity's
 // minimum (the page size; the recommended one is 2 MiB, CUDA's).  hipMemSetAccess and
 // hipMemUnmap take whole mappings.  Allocations export as POSIX file descriptors,
-// which another process imports; arrays (hipMemMapArrayAsync) are not on the CPU yet.
+// which another process imports; the CPU's arrays are not sparse (hipMemMapArrayAsync).
 #ifndef HIPKIT_CPU_PROGRAM_VMM_H
 #define HIPKIT_CPU_PROGRAM_VMM_H
 
@@ -192,7 +192,7 @@ inline hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_
 inline hipError_t hipMemMapArrayAsync(hipArrayMapInfo* mapInfoList, unsigned int count, hipStream_t stream) {
   __HK_API_CALL();
   (void)mapInfoList, (void)count, (void)stream;
-  return __hk::result(hipErrorNotSupported);  // arrays are not on the CPU yet
+  return __hk::result(hipErrorNotSupported);  // the CPU's arrays are not sparse
 }
 
 #endif  // HIPKIT_CPU_PROGRAM_VMM_H

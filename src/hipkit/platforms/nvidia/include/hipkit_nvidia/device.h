@@ -54,5 +54,6 @@ static constexpr int __hk_warp_size = 32;
 #include "intrinsics.h"
 #include "atomics.h"
 #include "warp.h"
+#include "texture.h"
 #include "hipkit_portable/kernel_params.h"
 #include "device_assert.h"

@@ -290,3 +290,4 @@ inline hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t c
 #include "ext.h"
 #include "memory.h"
 #include "graph.h"
+#include "texture.h"
