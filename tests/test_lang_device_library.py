@@ -4,7 +4,9 @@
 so ``h2 += 1`` and ``h2 *= 0.5f`` act on both halves, the scalar rounded to half
 first), ``__ffsll`` on every 64-bit integer type (long, unsigned long, int64_t,
 uint64_t, long long, unsigned long long), ``fdivide``, and ``powi``/``powif``
-(OCML's pown), against NumPy and Python on fresh random data.
+(OCML's pown); the warp match and reduce functions (``__match_any_sync``,
+``__match_all_sync``, ``__reduce_{add,min,max,and,or,xor}_sync``) over each warp's
+live lanes, in a divergent branch too; against NumPy and Python on fresh random data.
 """
 
 import numpy as np
@@ -61,6 +63,27 @@ extern "C" __global__ void division_powers(const double* a, const double* b, con
   q[i] = fdivide(a[i], b[i]);
   p[i] = powi(a[i], e[i]);
   pf[i] = powif(static_cast<float>(a[i]), e[i]);
+}
+
+extern "C" __global__ void match_reduce(const int* v, unsigned long long* any, unsigned long long* all,
+                                        int* pred, int* sum, unsigned* low, int* odd_max, unsigned* bits,
+                                        int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  // The masks name the lanes present (CUDA requires it; hipkit counts live lanes anyway).
+  const unsigned long long live = __activemask();
+  int key = v[i];
+  any[i] = __match_any_sync(live, key);
+  int p = -1;
+  all[i] = __match_all_sync(live, key / 1000, &p);
+  pred[i] = p;
+  sum[i] = __reduce_add_sync(live, key);
+  low[i] = __reduce_min_sync(live, (unsigned)key);
+  if (key % 2) odd_max[i] = __reduce_max_sync(__activemask(), key);  // the odd lanes alone
+  unsigned u = (unsigned)key * 2654435761u;
+  bits[3 * i + 0] = __reduce_and_sync(live, u);
+  bits[3 * i + 1] = __reduce_or_sync(live, u);
+  bits[3 * i + 2] = __reduce_xor_sync(live, u);
 }
 """
 
@@ -122,3 +145,32 @@ def test_fdivide_and_integer_powers(mod, rng, n, block):
         want_f = np.power(a.astype(np.float32).astype(np.float64), e.astype(np.float64))
     np.testing.assert_allclose(p.get(), want, rtol=1e-15)
     np.testing.assert_allclose(pf.get(), want_f.astype(np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("n,block", [(1, 1), (200, 64), (1000, 256)])
+def test_warp_match_and_reduce(device, mod, rng, n, block):
+    warp = device.warp_size
+    v = rng.integers(0, 5, n).astype(np.int32) * rng.choice([1, 1000], n).astype(np.int32)
+    v[warp : 2 * warp] = int(rng.integers(0, 999))  # a warp of one value
+    outs = [hipkit.empty(n, t) for t in (np.uint64, np.uint64, np.int32, np.int32, np.uint32)]
+    odd_max = hipkit.to_device(np.full(n, -5, np.int32))
+    bits = hipkit.empty((n, 3), np.uint32)
+    mod.get_function("match_reduce")[cdiv(n, block), block](hipkit.to_device(v), *outs, odd_max, bits, n)
+    any_, all_, pred, total, low = (o.get() for o in outs)
+    u = v.astype(np.uint32) * np.uint32(2654435761)
+    for first in range(0, n, block):  # warps do not cross blocks
+        for w0 in range(first, min(n, first + block), warp):
+            lanes = np.arange(w0, min(n, w0 + warp, first + block))
+            vals = v[lanes]
+            for t in lanes:
+                assert any_[t] == sum(1 << int(s - w0) for s in lanes if v[s] == v[t]), t
+            same = len(set(vals // 1000)) == 1
+            live = sum(1 << int(s - w0) for s in lanes)
+            assert (all_[lanes] == (live if same else 0)).all() and (pred[lanes] == same).all()
+            assert (total[lanes] == vals.sum()).all() and (low[lanes] == vals.min()).all()
+            odd = lanes[vals % 2 == 1]
+            np.testing.assert_array_equal(odd_max.get()[odd], vals[vals % 2 == 1].max() if len(odd) else [])
+            assert (odd_max.get()[lanes[vals % 2 == 0]] == -5).all()
+            got = bits.get()[lanes]
+            want = [np.bitwise_and.reduce(u[lanes]), np.bitwise_or.reduce(u[lanes]), np.bitwise_xor.reduce(u[lanes])]
+            np.testing.assert_array_equal(got, np.tile(want, (len(lanes), 1)))

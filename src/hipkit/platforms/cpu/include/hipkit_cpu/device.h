@@ -76,5 +76,6 @@ using std::remove_cv;
 #include "device_math.h"
 #include "device_atomics.h"
 #include "device_warp.h"
+#include "device_warp_match.h"
 
 #endif  // HIPKIT_CPU_DEVICE_H
