@@ -107,7 +107,16 @@ def test_half2_with_scalar_operands(mod, rng, n, block):
     got = out.get()
     hk, hs, hd = np.float16(k), np.float16(s), np.float16(d)
     want = [a + hk, a - hs, a * hd, a / np.float16(4), a + hk, hs * a, a - np.float16(1), np.full_like(a, hs)]
-    names = ["h2 += int", "h2 -= float", "h2 *= double", "h2 /= 4", "h2 + int", "float * h2", "h2 - 1", "h2 = float"]
+    names = [
+        "h2 += int",
+        "h2 -= float",
+        "h2 *= double",
+        "h2 /= 4",
+        "h2 + int",
+        "float * h2",
+        "h2 - 1",
+        "h2 = float",
+    ]
     for j, name in enumerate(names):
         fp16_bits_equal(got[:, j], want[j], name)
 
@@ -124,7 +133,9 @@ def test_ffsll_on_every_64_bit_type(mod, rng, n, block):
     out = hipkit.empty((n, 6), np.uint32)
     mod.get_function("ffs64")[cdiv(n, block), block](hipkit.to_device(v), out, n)
     want = np.array([python_ffs(int(x)) for x in v], np.uint32)
-    for j, name in enumerate(["long", "unsigned long", "int64_t", "uint64_t", "long long", "unsigned long long"]):
+    for j, name in enumerate(
+        ["long", "unsigned long", "int64_t", "uint64_t", "long long", "unsigned long long"]
+    ):
         np.testing.assert_array_equal(out.get()[:, j], want, err_msg=f"__ffsll({name})")
 
 
@@ -172,5 +183,9 @@ def test_warp_match_and_reduce(device, mod, rng, n, block):
             np.testing.assert_array_equal(odd_max.get()[odd], vals[vals % 2 == 1].max() if len(odd) else [])
             assert (odd_max.get()[lanes[vals % 2 == 0]] == -5).all()
             got = bits.get()[lanes]
-            want = [np.bitwise_and.reduce(u[lanes]), np.bitwise_or.reduce(u[lanes]), np.bitwise_xor.reduce(u[lanes])]
+            want = [
+                np.bitwise_and.reduce(u[lanes]),
+                np.bitwise_or.reduce(u[lanes]),
+                np.bitwise_xor.reduce(u[lanes]),
+            ]
             np.testing.assert_array_equal(got, np.tile(want, (len(lanes), 1)))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cc import build, hipkit_command, write
+from test_cc import build, write
 from test_cc_nvidia import NVCC_MISSING, no_gpu_reason
 from test_cli import environment
 
@@ -114,7 +114,8 @@ constexpr T square(T x) { return x * x; }
 
 __global__ void apply(int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = round_up(i, 8) + square(i % 5) + std::max(i, 3) - (std::numeric_limits<int>::max() - 2147483647);
+  if (i < n)
+    out[i] = round_up(i, 8) + square(i % 5) + std::max(i, 3) - (std::numeric_limits<int>::max() - 2147483647);
 }
 
 int main() {
@@ -250,7 +251,9 @@ def check_symbols(exe: Path, directory: Path, rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(np.fromfile(directory / "f.out", np.float32), fin * np.tile(fm, n // 8))
     np.testing.assert_array_equal(np.fromfile(directory / "i.out", np.int32), iin * np.tile(im, n // 8))
     weights = np.array([1, 2, 3, 4], np.float32)
-    np.testing.assert_allclose(np.fromfile(directory / "q.out", np.float32), quads @ weights, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        np.fromfile(directory / "q.out", np.float32), quads @ weights, rtol=1e-5, atol=1e-5
+    )
 
 
 @needs_cpu

@@ -113,7 +113,10 @@ def test_nvidia_program_headers(tmp_path, header):
     toolchain = NvidiaToolchain()
     flags = toolchain.compile_flags(parse_args(["--offload-arch=sm_90", "-c", str(source)]))
     done = subprocess.run(
-        [toolchain.compiler, *flags, *toolchain.preprocess_only, *toolchain.source_language, str(source)], capture_output=True, text=True, timeout=300
+        [toolchain.compiler, *flags, *toolchain.preprocess_only, *toolchain.source_language, str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     if done.returncode != 0:
         hipkits_own_error(done.stderr)
