@@ -11,8 +11,10 @@
   split; the tests check the execution mode (not the time) and the results.
 - A segmented sort per block (bitonic, shared memory and barriers above the
   warp, warp shuffles below; and one with keys in registers across barriers),
-  against NumPy's sort of each segment.  The report's wrong keys were not
-  reproduced by these shapes (see the report); they stay as regression tests.
+  against NumPy's sort of each segment.  The report's wrong keys came from
+  HeCBench's segsort merge kernel: a uniform declaration inside a divergent
+  branch was computed whether a thread entered or not, and the launch's query
+  run divided by zero there (test_uniform_values_in_divergent_branches).
 """
 
 from __future__ import annotations
@@ -384,3 +386,47 @@ def test_inlined_function_shapes(monkeypatch, rng, executor):
         np.testing.assert_allclose(sums.get(), np.repeat((groups * 0.5).sum(axis=1), warp), rtol=1e-6)
     if executor == "auto":
         assert mod.binary.kernels[0]["mode"] == "split", mod.binary.kernels[0]
+
+
+# The cause of the segmented sort's wrong keys (HeCBench's segsort, its merge kernel):
+# a declaration with a uniform initializer inside a divergent branch was computed
+# outside the threads' loops, whether a thread entered or not; the launch's query
+# run (no thread, zeroed arguments) divided by zero there, and the launch failed.
+DIVERGENT_UNIFORM = r"""
+extern "C" __global__ void merge_like(const int* sizes, int* out, int stride, int n) {
+  const int size = sizes[blockIdx.x];
+  if (stride < size) {  // per-thread (a load): the branch is masked
+    __shared__ int s[128];
+    int coop = (stride << 1) >> 11;
+    int part = blockIdx.y % coop;
+    s[threadIdx.x] = part * 1000 + threadIdx.x;
+    __syncthreads();
+    out[(blockIdx.x * gridDim.y + blockIdx.y) * 128 + threadIdx.x] = s[127 - threadIdx.x];
+  }
+  if (threadIdx.x >= n) return;
+  int q = 1000 / n;  // after a return: never computed when every thread has left (n == 0)
+  __syncthreads();
+  out[threadIdx.x] += q;
+}
+"""
+
+
+@pytest.mark.parametrize("executor", ["auto", "fiber"])
+def test_uniform_values_in_divergent_branches(monkeypatch, rng, executor):
+    monkeypatch.setenv("HIPKIT_CPU_EXEC", executor)
+    with hipkit.Device(0, platform="cpu"):
+        mod = hipkit.compile(DIVERGENT_UNIFORM, name="divergent.hip")
+        sizes = rng.integers(0, 5000, 4).astype(np.int32)
+        sizes[0] = 0  # a block no thread of which enters
+        stride = 2048
+        out = hipkit.to_device(np.full(4 * 3 * 128, -1, np.int32))
+        mod.get_function("merge_like")[(4, 3), 128](
+            hipkit.to_device(sizes), out, np.int32(stride), np.int32(0)
+        )
+        got = out.get().reshape(4, 3, 128)
+        for b in range(4):
+            for y in range(3):
+                want = (y % 2) * 1000 + np.arange(127, -1, -1) if stride < sizes[b] else np.full(128, -1)
+                np.testing.assert_array_equal(got[b, y], want)
+    if executor == "auto":
+        assert mod.binary.kernels[0]["mode"] == "split"
