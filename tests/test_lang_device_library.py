@@ -85,6 +85,30 @@ extern "C" __global__ void match_reduce(const int* v, unsigned long long* any, u
   bits[3 * i + 1] = __reduce_or_sync(live, u);
   bits[3 * i + 2] = __reduce_xor_sync(live, u);
 }
+
+// amd_mixed_dot, each form, without and with saturation.
+extern "C" __global__ void mixed_dot(const int* a, const int* b, const int* c, const __half2* h,
+                                     long long* out, float* fout, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int x = a[i], y = b[i], z = c[i];
+  short2 s2a = make_short2(short(x), short(x >> 16)), s2b = make_short2(short(y), short(y >> 16));
+  ushort2 u2a = make_ushort2((unsigned short)x, (unsigned short)(x >> 16));
+  ushort2 u2b = make_ushort2((unsigned short)y, (unsigned short)(y >> 16));
+  char4 c4a = make_char4(char(x), char(x >> 8), char(x >> 16), char(x >> 24));
+  char4 c4b = make_char4(char(y), char(y >> 8), char(y >> 16), char(y >> 24));
+  uchar4 u4a = make_uchar4(x, x >> 8, x >> 16, x >> 24), u4b = make_uchar4(y, y >> 8, y >> 16, y >> 24);
+  for (int sat = 0; sat < 2; ++sat) {
+    long long* o = out + 12 * i + 6 * sat;
+    o[0] = amd_mixed_dot(s2a, s2b, z, sat);
+    o[1] = amd_mixed_dot(u2a, u2b, (unsigned)z, sat);
+    o[2] = amd_mixed_dot(c4a, c4b, z, sat);
+    o[3] = amd_mixed_dot(u4a, u4b, (unsigned)z, sat);
+    o[4] = amd_mixed_dot(x, y, z, sat);
+    o[5] = amd_mixed_dot((unsigned)x, (unsigned)y, (unsigned)z, sat);
+    fout[2 * i + sat] = amd_mixed_dot(h[2 * i], h[2 * i + 1], 0.25f, sat);
+  }
+}
 """
 
 SIZES = [(1, 1), (1000, 128), (1025, 1024)]
@@ -189,3 +213,47 @@ def test_warp_match_and_reduce(device, mod, rng, n, block):
                 np.bitwise_xor.reduce(u[lanes]),
             ]
             np.testing.assert_array_equal(got, np.tile(want, (len(lanes), 1)))
+
+
+def mixed_dot_reference(x: int, y: int, z: int) -> list[int]:
+    def parts(v: int, bits: int, count: int, signed: bool) -> list[int]:
+        out = [(v >> (bits * k)) & ((1 << bits) - 1) for k in range(count)]
+        return [p - (1 << bits) if signed and p >> (bits - 1) else p for p in out]
+
+    u, uy, uz = x & 0xFFFFFFFF, y & 0xFFFFFFFF, z & 0xFFFFFFFF
+    exact = [
+        (sum(p * q for p, q in zip(parts(u, 16, 2, True), parts(uy, 16, 2, True), strict=True)) + z, True),
+        (
+            sum(p * q for p, q in zip(parts(u, 16, 2, False), parts(uy, 16, 2, False), strict=True)) + uz,
+            False,
+        ),
+        (sum(p * q for p, q in zip(parts(u, 8, 4, True), parts(uy, 8, 4, True), strict=True)) + z, True),
+        (sum(p * q for p, q in zip(parts(u, 8, 4, False), parts(uy, 8, 4, False), strict=True)) + uz, False),
+        (sum(p * q for p, q in zip(parts(u, 4, 8, True), parts(uy, 4, 8, True), strict=True)) + z, True),
+        (sum(p * q for p, q in zip(parts(u, 4, 8, False), parts(uy, 4, 8, False), strict=True)) + uz, False),
+    ]
+    wrapped = [((v + 2**31) % 2**32 - 2**31) if signed else v % 2**32 for v, signed in exact]
+    saturated = [min(max(v, -(2**31)), 2**31 - 1) if signed else min(v, 2**32 - 1) for v, signed in exact]
+    return wrapped + saturated
+
+
+@pytest.mark.parametrize("n,block", [(1, 1), (300, 128)])
+def test_amd_mixed_dot(mod, rng, n, block):
+    a = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    b = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    c = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    c[::3] = 2**31 - 1  # saturation upwards for the signed forms
+    h = rng.uniform(-1, 1, (2 * n, 2)).astype(np.float16)
+    out, fout = hipkit.empty((n, 12), np.int64), hipkit.empty((n, 2), np.float32)
+    mod.get_function("mixed_dot")[cdiv(n, block), block](
+        hipkit.to_device(a), hipkit.to_device(b), hipkit.to_device(c), hipkit.to_device(h), out, fout, n
+    )
+    got = out.get()
+    for i in range(n):
+        want = mixed_dot_reference(int(a[i]), int(b[i]), int(c[i]))
+        # The unsigned results went out as unsigned int in a long long.
+        assert [int(v) for v in got[i]] == want, i
+    hf = h.astype(np.float32).reshape(n, 2, 2)
+    dot = (hf[:, 0] * hf[:, 1]).sum(axis=1) + np.float32(0.25)
+    np.testing.assert_allclose(fout.get()[:, 0], dot, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(fout.get()[:, 1], np.clip(dot, 0, 1), rtol=1e-6, atol=1e-6)

@@ -73,6 +73,7 @@ using std::remove_cv;
 #include "vector_types.h"
 #include "device_intrinsics.h"
 #include "half.h"
+#include "hipkit_portable/mixed_dot.h"
 #include "device_math.h"
 #include "device_atomics.h"
 #include "device_warp.h"
