@@ -257,3 +257,16 @@ def test_amd_mixed_dot(mod, rng, n, block):
     dot = (hf[:, 0] * hf[:, 1]).sum(axis=1) + np.float32(0.25)
     np.testing.assert_allclose(fout.get()[:, 0], dot, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(fout.get()[:, 1], np.clip(dot, 0, 1), rtol=1e-6, atol=1e-6)
+
+
+def test_the_same_kernels_in_an_nvidia_program(tmp_path):
+    """The kernels above, in a program built by hipkit cc for NVIDIA (nvcc, whose
+    headers differ from NVRTC's): compiled here, run by the NVRTC tests where a GPU is."""
+    from test_cc import build, write
+    from test_cc_nvidia import NVCC_MISSING
+
+    if NVCC_MISSING:
+        pytest.skip(NVCC_MISSING)
+    write(tmp_path, "library.hip", SOURCE)
+    build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-c", "library.hip")
+    assert (tmp_path / "library.o").stat().st_size > 0
