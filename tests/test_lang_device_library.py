@@ -19,7 +19,15 @@ import hipkit
 SOURCE = r"""
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#include <hip/hip_math_constants.h>
 #include <stdint.h>
+
+extern "C" __global__ void constants(float* f, double* d) {
+  f[0] = HIP_PI_F, f[1] = HIP_INF_F, f[2] = HIP_NAN_F, f[3] = HIP_SQRT_TWO_F, f[4] = HIP_L2E_F;
+  f[5] = HIP_MAX_NORMAL_F, f[6] = HIP_MIN_DENORM_F, f[7] = HIP_TWO_TO_23_F;
+  d[0] = HIP_PI, d[1] = HIP_INF, d[2] = HIP_NAN, d[3] = HIP_SQRT_TWO, d[4] = HIP_L2E;
+  d[5] = HIP_LN2, d[6] = HIP_MIN_DENORM, d[7] = HIP_TWO_TO_53;
+}
 
 extern "C" __global__ void half2_scalars(const __half2* a, __half2* out, int k, float s, double d, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -270,3 +278,15 @@ def test_the_same_kernels_in_an_nvidia_program(tmp_path):
     write(tmp_path, "library.hip", SOURCE)
     build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-c", "library.hip")
     assert (tmp_path / "library.o").stat().st_size > 0
+
+
+def test_math_constants(mod):
+    f, d = hipkit.empty(8, np.float32), hipkit.empty(8, np.float64)
+    mod.get_function("constants")[1, 1](f, d)
+    want_f = np.array(
+        [np.pi, np.inf, np.nan, np.sqrt(2), np.log2(np.e), np.finfo(np.float32).max, 2.0**-149, 2.0**23],
+        np.float32,
+    )
+    want_d = np.array([np.pi, np.inf, np.nan, np.sqrt(2), np.log2(np.e), np.log(2), 2.0**-1074, 2.0**53])
+    np.testing.assert_array_equal(f.get(), want_f)
+    np.testing.assert_array_equal(d.get(), want_d)

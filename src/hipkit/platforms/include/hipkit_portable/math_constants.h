@@ -1,9 +1,10 @@
 // hipkit: HIP's hip_math_constants.h (CUDA's math_constants.h with HIP_ for CUDART_),
-// shared by the CPU and NVIDIA platforms.  Single precision ends in _F.
+// shared by the CPU and NVIDIA platforms.  Single precision ends in _F.  The infinities
+// and NaNs are bit patterns (NVRTC has no __builtin_huge_valf).
 #pragma once
 
-#define HIP_INF_F __builtin_huge_valf()
-#define HIP_NAN_F __builtin_nanf("")
+#define HIP_INF_F __builtin_bit_cast(float, 0x7f800000u)
+#define HIP_NAN_F __builtin_bit_cast(float, 0x7fffffffu)
 #define HIP_MIN_DENORM_F 1.40129846e-45f
 #define HIP_MAX_NORMAL_F 3.40282347e+38f
 #define HIP_NEG_ZERO_F (-0.0f)
@@ -36,8 +37,8 @@
 #define HIP_REMQUO_MASK_F (~((~0) << HIP_REMQUO_BITS_F))
 #define HIP_TRIG_PLOSS_F 105615.0f
 
-#define HIP_INF __builtin_huge_val()
-#define HIP_NAN __builtin_nan("")
+#define HIP_INF __builtin_bit_cast(double, 0x7ff0000000000000ull)
+#define HIP_NAN __builtin_bit_cast(double, 0xfff8000000000000ull)
 #define HIP_NEG_ZERO (-0.0)
 #define HIP_MIN_DENORM 4.9406564584124654e-324
 #define HIP_ZERO 0.0
