@@ -90,8 +90,9 @@ def test_execution_modes(cpu, monkeypatch):
     # A grid-stride loop runs with the block's threads in lockstep.
     for name in ("top_barrier", "per_thread_loop", "grid_stride", "shared_after_local"):
         assert execution(mod, name)["mode"] == "split", execution(mod, name)
-    calls = execution(mod, "in_device_function")
-    assert calls["mode"] == "fiber" and "helper_barrier" in calls["reason"]
+    # A function that synchronizes is inlined into the kernel, which then splits
+    # (transform/inline.py; tests/test_cpu_warp_programs.py has the shapes it refuses).
+    assert execution(mod, "in_device_function")["mode"] == "split"
     assert execution(mod, "in_switch")["mode"] == "fiber"
     assert execution(mod, "vote_in_condition")["mode"] == "fiber"
     assert execution(mod, "vote_in_stride_condition")["mode"] == "fiber"

@@ -56,6 +56,7 @@ class Variable:
     names: list[int]  # indices of the declared names
     specifiers: set[str]
     namespace: tuple[str, ...]
+    template: tuple[int, int] | None = None  # "<" and ">" of a variable template's header
 
 
 @dataclass
@@ -224,7 +225,9 @@ def _scan_scope(toks: list[Token], lo: int, hi: int, ns: tuple[str, ...], out: T
             fn.end = j
             out.functions.append(fn)
         elif specifiers & {"__hk_device", "__hk_shared"}:
-            out.variables.append(Variable(start, j, _declared_names(toks, start, j), specifiers, ns))
+            out.variables.append(
+                Variable(start, j, _declared_names(toks, start, j), specifiers, ns, template)
+            )
         i = j + 1
 
 

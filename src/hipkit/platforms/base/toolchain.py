@@ -23,12 +23,14 @@ from .options import Options, is_source
 
 __all__ = [
     "BLAS_LIBRARIES",
+    "HIP_RUNTIME_LIBRARIES",
     "ROCTX_LIBRARIES",
     "Tool",
     "Toolchain",
     "Unit",
     "link_atomically",
     "read_dependencies",
+    "rocm_library_dirs",
     "search_path",
     "string_define",
     "version_line",
@@ -41,6 +43,19 @@ ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
 # ROCm's BLAS libraries, which programs name on the link line: a platform that serves
 # hipBLAS itself links its own provider in their place.
 BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
+# ROCm's HIP runtime and hiprtc, which ROCm's Makefiles name on the link line: a
+# platform that is its own HIP runtime drops them.
+HIP_RUNTIME_LIBRARIES = ("-lamdhip64", "-lhiprtc", "-lhiprtc-builtins")
+
+
+def rocm_library_dirs(rocm_path: str) -> tuple[str, ...]:
+    """The -L options that name a ROCm install's libraries ($ROCM_PATH/lib and
+    /opt/rocm/lib, lib64 too, as written and resolved): where a platform is its own
+    HIP runtime they would find ROCm's libraries in place of its own."""
+    roots = {"/opt/rocm", *([rocm_path] if rocm_path else [])}
+    dirs = {os.path.join(root, sub) for root in roots for sub in ("lib", "lib64")}
+    dirs |= {os.path.realpath(d) for d in dirs}
+    return tuple(sorted(f"-L{d}" for d in dirs | {d + "/" for d in dirs}))
 
 
 @dataclass(frozen=True)

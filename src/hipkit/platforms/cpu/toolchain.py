@@ -40,12 +40,14 @@ from ..base.blas import BlasUnavailable
 from ..base.options import Options
 from ..base.toolchain import (
     BLAS_LIBRARIES,
+    HIP_RUNTIME_LIBRARIES,
     ROCTX_LIBRARIES,
     Tool,
     Toolchain,
     Unit,
     link_atomically,
     read_dependencies,
+    rocm_library_dirs,
     search_path,
     string_define,
     version_line,
@@ -56,6 +58,15 @@ from . import _lib, blas, compiler
 __all__ = ["CpuToolchain"]
 
 T = TypeVar("T")
+
+
+def _own_link_flags(flags: tuple[str, ...]) -> list[str]:
+    """The program's link flags less those that name ROCm's libraries: hipkit's
+    runtime is the program's HIP runtime and hiprtc (-lamdhip64, -lhiprtc,
+    -L$ROCM_PATH/lib), and its providers are hipBLAS and ROCTx."""
+    rocm_dirs = rocm_library_dirs(config.get("ROCM_PATH"))
+    dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + HIP_RUNTIME_LIBRARIES
+    return [flag for flag in flags if flag not in dropped and flag not in rocm_dirs]
 
 
 class CpuToolchain(Toolchain):
@@ -140,7 +151,7 @@ class CpuToolchain(Toolchain):
         command = [
             self.cxx,
             *self.objects(units, options),
-            *(flag for flag in options.link_flags if flag not in ROCTX_LIBRARIES + BLAS_LIBRARIES),
+            *_own_link_flags(options.link_flags),
             *blas_flags,
             f"-L{lib_dir}",
             "-lhipkit_cpu",

@@ -50,7 +50,7 @@ from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from .._gpu.toolchain import GpuToolchain
 from ..base.options import OptionError, Options
 from ..base.platform import PORTABLE_INCLUDE_DIR
-from ..base.toolchain import ROCTX_LIBRARIES, Tool, string_define, version_line
+from ..base.toolchain import HIP_RUNTIME_LIBRARIES, ROCTX_LIBRARIES, Tool, string_define, version_line
 from . import gpu_present
 from .compiler import INCLUDE_DIR, parse_arch
 from .toolkit import CUBLAS_MISSING, find_cublas, find_nvcc, find_nvrtc
@@ -200,6 +200,9 @@ class NvidiaToolchain(GpuToolchain):
             f"-I{PORTABLE_INCLUDE_DIR}",
             "-include",
             "hip/hip_runtime.h",
+            # HIP-Clang lets device code call constexpr host functions (std::max,
+            # a program's own constexpr helpers): nvcc does with this flag.
+            "--expt-relaxed-constexpr",
             *self._targets(options),
             *_rtc_defines(),
             *_cublas_include(self.compiler),
@@ -240,8 +243,8 @@ class NvidiaToolchain(GpuToolchain):
         if any(flag in BLAS_LIBRARIES for flag in options.link_flags):
             flags += _cublas_link_flags()
         for flag in options.link_flags:
-            if flag in ROCTX_LIBRARIES or flag in BLAS_LIBRARIES:
-                continue
+            if flag in ROCTX_LIBRARIES or flag in BLAS_LIBRARIES or flag in HIP_RUNTIME_LIBRARIES:
+                continue  # hipkit's headers are HIP and hiprtc here, over CUDA's and NVRTC's
             if flag.startswith(("-L", "-l")):
                 flags.append(flag)
             elif flag.startswith("-Wl,"):

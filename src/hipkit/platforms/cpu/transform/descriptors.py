@@ -63,7 +63,10 @@ def module_descriptor(
     lines.append(f"const hk_kernel_desc* const __hk_kernels[] = {{{kernel_list}}};")
     globals_ = []
     for v in top.variables:
-        if "__hk_device" not in v.specifiers or "extern" in v.specifiers:
+        # A variable template has no one address: its instances are found by the
+        # templates' forms of the symbol calls (HIP_SYMBOL(mask<T>)), which take the
+        # variable itself.
+        if "__hk_device" not in v.specifiers or "extern" in v.specifiers or v.template is not None:
             continue
         for i in v.names:
             qualified = "::".join([*filter(None, v.namespace), toks[i].text])

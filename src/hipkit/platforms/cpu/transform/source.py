@@ -38,6 +38,7 @@ from ....cxx.lexer import IDENT, Token
 from ....cxx.toplevel import scan_top_level
 from .analysis import cooperative_names, reads_thread_identity, synchronizing_functions
 from .descriptors import module_descriptor
+from .inline import inline_sync_calls
 from .kernels import Kernel, block_function
 from .launches import launch_rewrites
 from .shared import extern_shared_pointer, extern_shared_type
@@ -74,6 +75,7 @@ def transform(
         register its kernels and globals at start-up instead of exporting
         ``__hk_module``.
     """
+    text = inline_sync_calls(text)  # so that the kernels calling them can be split
     unit = Unit(text)
     toks = unit.toks
     try:

@@ -56,7 +56,9 @@ class Splitter(WarpOps):
 
     def run(self, body: Stmt) -> str:
         """Generate the statements of the block function for ``body`` (a compound)."""
-        self.uses_exits = any(s.kind in ("return", "break", "continue") for s in walk(body))
+        exits = [s.start for s in walk(body) if s.kind in ("return", "break", "continue")]
+        self.uses_exits = bool(exits)
+        self.first_exit = min(exits, default=body.end)
         for name, how in self.params.items():
             if how == "modified":
                 self._declare_param_copy(name)
@@ -84,7 +86,7 @@ class Splitter(WarpOps):
                 self._lockstep_loop(stmt, ctx)
                 continue
             if not self._has_sync(stmt.start, stmt.end + 1):
-                if stmt.kind == "simple" and self._hoist_uniform(stmt, region):
+                if stmt.kind == "simple" and self._hoist_uniform(stmt, region, ctx):
                     continue
                 region.append(stmt)
                 continue
@@ -125,11 +127,16 @@ class Splitter(WarpOps):
         self.scopes.pop()
         self.out.append("}")
 
-    def _hoist_uniform(self, stmt: Stmt, region: list[Stmt]) -> bool:
+    def _hoist_uniform(self, stmt: Stmt, region: list[Stmt], ctx: Ctx) -> bool:
         """Emit a declaration outside the thread loops if every thread would
         compute the same value (or it declares shared memory or a type).
         ``region`` holds the statements before it that are not yet emitted:
-        it runs ahead of them, so it must not shadow a name they use."""
+        it runs ahead of them, so it must not shadow a name they use.  A value
+        is computed outside the loops only where every thread reaches it: in a
+        divergent branch, or after a thread may have left, no thread might, and
+        the initializer must not run (``if (stride < n) { int c = i % stride; }``
+        would divide by zero for the blocks no thread of which enters; and the
+        launch's query run, with no thread and zeroed arguments, enters none)."""
         toks = self.toks
         first = toks[stmt.start].text
         if first in ("typedef", "using", "static_assert"):
@@ -156,7 +163,7 @@ class Splitter(WarpOps):
             for d in decl.declarators:
                 self.scopes[-1][toks[d.name_index].text] = Var(toks[d.name_index].text, "uniform")
             return True
-        if not self._scalar_with_value(decl):
+        if not self._scalar_with_value(decl) or ctx.mask is not None or stmt.start > self.first_exit:
             return False
         for d in decl.declarators:
             assert d.init is not None

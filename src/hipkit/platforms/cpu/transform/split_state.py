@@ -54,6 +54,7 @@ class SplitState:
     scopes: list[dict[str, Var]] = field(default_factory=lambda: [{}])
     ids: count = field(default_factory=count)
     uses_exits: bool = False
+    first_exit: int = 1 << 62  # first token of the first return/break/continue
 
     # ------------------------------------------------------------ scopes
 

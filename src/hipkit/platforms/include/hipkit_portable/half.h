@@ -100,6 +100,10 @@ struct alignas(4) __half2 {
   __HK_HOST_DEVICE constexpr __half2(const __half& a, const __half& b) : x(a), y(b) {}
   __HK_HOST_DEVICE constexpr __half2(const __half2_raw& r)
       : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
+  // A scalar is both halves, as HIP's __half2 takes its vector type's splat: so
+  // h2 += 1, h2 *= 0.5f and h2 = 2 act on each half (each rounded to half first).
+  template <class T, typename __hk::enable_if<__hk::is_arithmetic<T>::value, int>::type = 0>
+  __HK_HOST_DEVICE __half2(T s) : x(__half(s)), y(__half(s)) {}
   __HK_HOST_DEVICE constexpr operator __half2_raw() const { return __half2_raw{x.__x, y.__x}; }
 
   __HK_DEVICE __half2& operator+=(const __half2& o) { return *this = __hk::hadd2(*this, o); }

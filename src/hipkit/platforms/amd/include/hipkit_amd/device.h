@@ -37,6 +37,7 @@ static constexpr int __hk_warp_size = __HK_WARP_SIZE;
 #define __HK_FN template <class = void> __HK_INLINE
 
 #include "libc.h"
+#include "hipkit_portable/traits.h"
 #include "hipkit_portable/index.h"
 #include "assert.h"
 #include "hipkit_portable/kernel_params.h"

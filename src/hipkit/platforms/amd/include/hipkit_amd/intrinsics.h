@@ -19,3 +19,16 @@ __HK_FN unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
 // A hint, as on the CPU platform: the wavefront sleeps a short while (s_sleep
 // takes a constant), not the time asked for.
 __HK_FN void __nanosleep(unsigned int) { __builtin_amdgcn_s_sleep(1); }
+
+// __ffsll of long and unsigned long (int64_t and uint64_t here), which HIP's
+// long long overloads make ambiguous: templates, so that an exact overload HIP
+// gains one day is chosen over them.
+template <class T, typename __hk::enable_if<__hk::is_same<T, long>::value ||
+                                               __hk::is_same<T, unsigned long>::value,
+                                           int>::type = 0>
+__HK_INLINE unsigned int __ffsll(T x) {
+  return __ffsll(static_cast<unsigned long long>(x));
+}
+
+// HIP's double division by name (fdividef is clang's).
+__HK_FN double fdivide(double x, double y) { return x / y; }

@@ -31,3 +31,39 @@ __HK_FN void __syncwarp(unsigned long long = ~0ull) {
 #include "hipkit_portable/warp_sync.h"
 #undef __HK_WARP_SITE
 #undef __HK_WARP_AT
+
+// CUDA's warp match and reduce (__match_any_sync, __reduce_add_sync ...), which
+// HIP on AMD lacks: every lane reads every lane's value (a shuffle each) and
+// keeps those of the mask's lanes.  Values compare by their bits; reductions fold
+// in lane order, as on the CPU platform.
+template <class T>
+__HK_INLINE unsigned long long __match_any_sync(unsigned long long mask, T value) {
+  unsigned long long same = 0;
+  for (int lane = 0; lane < warpSize; ++lane)
+    if ((mask >> lane & 1) && __shfl(value, lane) == value) same |= 1ull << lane;
+  return same;
+}
+template <class T>
+__HK_INLINE unsigned long long __match_all_sync(unsigned long long mask, T value, int* pred) {
+  const bool all = __match_any_sync(mask, value) == (mask & __activemask());
+  *pred = all;
+  return all ? mask : 0;
+}
+#define __HK_WARP_REDUCE(name, expr)                                                        \
+  template <class T>                                                                       \
+  __HK_INLINE T __reduce_##name##_sync(unsigned long long mask, T value) {                \
+    bool first = true;                                                                     \
+    T r = value;                                                                           \
+    for (int lane = 0; lane < warpSize; ++lane) {                                          \
+      const T v = __shfl(value, lane);                                                     \
+      if (mask >> lane & 1) r = first ? v : (expr), first = false;                         \
+    }                                                                                      \
+    return r;                                                                              \
+  }
+__HK_WARP_REDUCE(add, r + v)
+__HK_WARP_REDUCE(min, v < r ? v : r)
+__HK_WARP_REDUCE(max, v > r ? v : r)
+__HK_WARP_REDUCE(and, r & v)
+__HK_WARP_REDUCE(or, r | v)
+__HK_WARP_REDUCE(xor, r ^ v)
+#undef __HK_WARP_REDUCE

@@ -73,10 +73,12 @@ using std::remove_cv;
 #include "vector_types.h"
 #include "device_intrinsics.h"
 #include "half.h"
+#include "hipkit_portable/mixed_dot.h"
 #include "device_math.h"
 #include "device_atomics.h"
 #include "device_warp.h"
 #include "device_texture.h"
 #include "device_surface.h"
+#include "device_warp_match.h"
 
 #endif  // HIPKIT_CPU_DEVICE_H

@@ -106,6 +106,12 @@ __HK_FN unsigned int __ffsll(long long x) { return unsigned(__builtin_ffsll(x));
 __HK_FN unsigned int __ffsll(unsigned long long x) {
   return unsigned(__builtin_ffsll(static_cast<long long>(x)));
 }
+// Every 64-bit integer, as in HIP: long and unsigned long (int64_t, uint64_t)
+// are types of their own beside long long.
+__HK_FN unsigned int __ffsll(long x) { return unsigned(__builtin_ffsll(static_cast<long long>(x))); }
+__HK_FN unsigned int __ffsll(unsigned long x) {
+  return unsigned(__builtin_ffsll(static_cast<long long>(x)));
+}
 
 __HK_FN unsigned int __brev(unsigned int x) {
   x = __builtin_bswap32(x);

@@ -125,6 +125,10 @@ __HK_LAZY float rcbrt(float x) { return rcbrtf(x); }
 __HK_FN float __saturatef(float x) { return x >= 0.0f ? (x <= 1.0f ? x : 1.0f) : 0.0f; }
 __HK_FN float saturate(float x) { return __saturatef(x); }
 __HK_FN float fdividef(float a, float b) { return a / b; }
+__HK_FN double fdivide(double a, double b) { return a / b; }
+// An integer power (OCML's pown): pown(x, 0) is 1 for every x.
+__HK_LAZY double powi(double base, int iexp) { return std::pow(base, double(iexp)); }
+__HK_LAZY float powif(float base, int iexp) { return float(std::pow(double(base), double(iexp))); }
 
 // ---- Norms --------------------------------------------------------------------
 

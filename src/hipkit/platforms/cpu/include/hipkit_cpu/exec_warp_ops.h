@@ -302,4 +302,6 @@ inline void split_block_or(const block& b, const mask* m, const unsigned char* x
 
 }  // namespace __hk
 
+#include "exec_warp_match.h"
+
 #endif  // HIPKIT_CPU_EXEC_WARP_OPS_H

@@ -8,12 +8,7 @@
 
 #include "runtime.h"
 
-// The HIP API level these headers follow (HIP_VERSION's encoding).
-#define HIP_VERSION_MAJOR 6
-#define HIP_VERSION_MINOR 2
-#define HIP_VERSION_PATCH 0
-#define HIP_VERSION_GITHASH "hipkit"
-#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#include <hipkit_portable/hip_version.h>  // HIP_VERSION, the API level these headers follow
 
 // hipError_t, generated from hipkit._errors as the NVIDIA platform's programs have it.
 #include "hipkit_tables/hip_errors.h"

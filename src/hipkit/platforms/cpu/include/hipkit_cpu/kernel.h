@@ -19,6 +19,7 @@
 #define __host__
 #define __launch_bounds__(...) __hk_launch_bounds(__VA_ARGS__)
 #define __forceinline__ inline __attribute__((always_inline))
+#define __align__(n) __attribute__((aligned(n)))
 // A marker too: libstdc++ 13 writes __attribute__((__noinline__, ...)), where the
 // attribute must stay a name; the transform writes what each place needs.
 #define __noinline__ __hk_noinline

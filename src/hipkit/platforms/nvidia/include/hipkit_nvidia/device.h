@@ -52,6 +52,7 @@ static constexpr int __hk_warp_size = 32;
 #include "vector_types.h"
 #include "half.h"
 #include "intrinsics.h"
+#include "hipkit_portable/mixed_dot.h"
 #include "atomics.h"
 #include "warp.h"
 #include "texture.h"

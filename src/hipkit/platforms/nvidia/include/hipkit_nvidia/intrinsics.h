@@ -1,5 +1,5 @@
 // hipkit NVIDIA platform: the HIP intrinsics CUDA lacks (part of device.h):
-// bit-field extract and insert, __fns32/64, HIP's clocks, __lane_id, and
+// bit-field extract and insert, __fns32/64, HIP's clocks, __lane_id, powi, and
 // cache-hinted loads and stores of any type.
 #pragma once
 
@@ -23,6 +23,9 @@ __HK_FN unsigned int __lane_id() {
 
 __HK_FN float saturate(float x) { return __saturatef(x); }
 __HK_FN double __float2double_rn(float x) { return x; }
+// HIP's integer powers (OCML's pown: pown(x, 0) is 1 for every x), on CUDA's pow.
+__HK_FN double powi(double base, int iexp) { return pow(base, double(iexp)); }
+__HK_FN float powif(float base, int iexp) { return float(pow(double(base), double(iexp))); }
 
 // ---- Cache-hinted loads and stores of any type --------------------------------
 // CUDA has them for its scalar and vector types; these take any trivially

@@ -25,12 +25,7 @@
 #define __HIP_DEVICE_COMPILE__ 1
 #endif
 
-// The HIP API level these headers follow (HIP_VERSION's encoding), as the CPU platform's.
-#define HIP_VERSION_MAJOR 6
-#define HIP_VERSION_MINOR 2
-#define HIP_VERSION_PATCH 0
-#define HIP_VERSION_GITHASH "hipkit"
-#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#include <hipkit_portable/hip_version.h>  // HIP_VERSION, the API level these headers follow
 
 #include "hipkit_nvidia_program/errors.h"  // generated: hipkit/tables
 

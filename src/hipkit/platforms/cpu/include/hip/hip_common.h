@@ -1,0 +1,2 @@
+// hipkit CPU platform: HIP's hip_common.h, part of what hip_runtime.h gives.
+#include "hip_runtime.h"

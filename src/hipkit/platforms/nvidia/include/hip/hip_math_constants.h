@@ -1,0 +1,3 @@
+// hipkit NVIDIA platform: HIP's hip_math_constants.h, shared with the CPU platform.
+#pragma once
+#include <hipkit_portable/math_constants.h>

@@ -1,0 +1,3 @@
+// hipkit NVIDIA platform: HIP's hip_version.h, shared with the CPU platform.
+#pragma once
+#include <hipkit_portable/hip_version.h>

@@ -1,0 +1,4 @@
+// hipkit NVIDIA platform: HIP's surface_types.h; NVRTC has CUDA's texture and surface
+// objects and fetches built in.
+#pragma once
+#include "hip_runtime.h"

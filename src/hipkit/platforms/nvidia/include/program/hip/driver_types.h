@@ -1,0 +1,2 @@
+// hipkit NVIDIA platform, whole programs: HIP's driver_types.h, part of what hip_runtime.h gives.
+#include "hip_runtime.h"
