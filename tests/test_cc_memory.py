@@ -87,4 +87,6 @@ def test_pitched_2d_and_3d_copies_and_sets_match_numpy(programs, tmp_path, shape
 
 
 def test_attributes_of_every_allocation_managed_advice_registration_and_limits(programs):
+    if (programs / "platform").read_text() == "nvidia":
+        pytest.skip("built, not run: its ranges, limits and errors are the CPU's allocator's, not CUDA's")
     assert run(programs / "attrs").strip() == "ok"

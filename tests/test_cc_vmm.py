@@ -34,6 +34,8 @@ ERRORS = {
     "no access": "hipErrorIllegalAddress",
 }
 
+CPU_ONLY = ("error release twice", "error stale handle")
+
 PLATFORMS = [
     pytest.param([], id="cpu"),
     pytest.param(
@@ -64,8 +66,8 @@ def test_mapped_allocations_across_processes(tmp_path, rng, flags):
     expected = data[:n] * 3
     expected[n // 2 :] *= 2  # the second allocation, doubled by the other process
     np.testing.assert_array_equal(np.fromfile(tmp_path / "out.bin", np.float32), expected)
-    assert {k: lines[k] for k in ERRORS} == ERRORS
-    if not flags:
-        assert (
-            lines["error arrays"] == "hipErrorNotSupported"
-        )  # hipMemMapArrayAsync: the CPU's arrays are not sparse
+    # CUDA does not check released handles: those two misuses are the CPU's only.
+    expected = ERRORS if not flags else {k: v for k, v in ERRORS.items() if k not in CPU_ONLY}
+    assert {k: lines.get(k) for k in expected} == expected, done.stdout
+    if not flags:  # hipMemMapArrayAsync: the CPU's arrays are not sparse
+        assert lines["error arrays"] == "hipErrorNotSupported"

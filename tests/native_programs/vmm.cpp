@@ -68,6 +68,7 @@ static const char* name(hipError_t e) { return hipGetErrorName(e); }
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "import") return importer(atoi(argv[2]), strtoull(argv[3], 0, 10));
+  setvbuf(stdout, nullptr, _IONBF, 0);  // what was said survives a crash
   hipMemAllocationProp plain = properties(hipMemHandleTypeNone);
   hipMemAllocationProp shared = properties(hipMemHandleTypePosixFileDescriptor);
   size_t minimum = 0, recommended = 0;
@@ -153,10 +154,14 @@ int main(int argc, char** argv) {
   // Released handles live on in their mappings; a second release is refused.
   CHECK(hipMemRelease(first));
   CHECK(hipMemRelease(second));
+#ifdef __HIPKIT_CPU__  // CUDA's handles are not checked: a released one is undefined there
   printf("error release twice|%s\n", name(hipMemRelease(second)));
+#endif
   printf("error unmap part|%s\n", name(hipMemUnmap(bytes, minimum)));
   CHECK(hipMemUnmap(bytes, whole));  // both mappings: the allocations go with them
+#ifdef __HIPKIT_CPU__
   printf("error stale handle|%s\n", name(hipMemMap(bytes, half, 0, first, 0)));
+#endif
   printf("error free part|%s\n", name(hipMemAddressFree(bytes, half)));
   CHECK(hipMemAddressFree(base, whole));
   hipGetLastError();

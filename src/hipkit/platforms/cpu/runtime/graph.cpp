@@ -118,6 +118,18 @@ std::unique_ptr<Graph> graph_clone(const Graph& graph,
   return copy;
 }
 
+
+// Whether `child` may be a child of `parent`: not if it has memory nodes (as CUDA,
+// hipErrorNotSupported), nor if it is the parent itself.
+int child_check(const hkrt_graph* parent, hkrt_graph* child) {
+  std::vector<GraphAlloc*> allocs;
+  graph_allocs(*as_graph(child), &allocs);
+  if (!allocs.empty() || has_free(*as_graph(child)))
+    return fail(HKRT_ERROR_NOT_SUPPORTED, "a graph with memory nodes cannot be a child graph");
+  if (child == parent) return fail(HKRT_ERROR_INVALID_VALUE, "a graph cannot be its own child");
+  return HKRT_SUCCESS;
+}
+
 int node_set_params(Node* node, const hkrt_graph_node_params* p) {
   if (p == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "NULL node parameters");
   Node n;  // checked here, then moved into `node`
@@ -172,14 +184,7 @@ int node_set_params(Node* node, const hkrt_graph_node_params* p) {
       break;
     case HKRT_GRAPH_NODE_GRAPH:
       if (int error = check_graph(p->graph)) return error;
-      if (p->graph == node->graph)
-        return fail(HKRT_ERROR_INVALID_VALUE, "a graph cannot be its own child");
-      {
-        std::vector<GraphAlloc*> allocs;
-        graph_allocs(*as_graph(p->graph), &allocs);
-        if (!allocs.empty() || has_free(*as_graph(p->graph)))
-          return fail(HKRT_ERROR_NOT_SUPPORTED, "a graph with memory nodes cannot be a child graph");
-      }
+      if (int error = child_check(node->graph, p->graph)) return error;
       n.child = graph_clone(*as_graph(p->graph), nullptr);
       break;
     case HKRT_GRAPH_NODE_MEM_ALLOC:
@@ -271,8 +276,8 @@ int hkrt_graph_add_node(hkrt_graph_node** out, hkrt_graph* graph,
       return fail(HKRT_ERROR_INVALID_VALUE, "add node: dependency %zu is repeated", i);
     deps.push_back(d);
   }
-  if (params != nullptr && params->type == HKRT_GRAPH_NODE_GRAPH && params->graph == graph)
-    return fail(HKRT_ERROR_INVALID_VALUE, "add node: a graph cannot be its own child");
+  if (params != nullptr && params->type == HKRT_GRAPH_NODE_GRAPH && check_graph(params->graph) == 0)
+    if (int error = child_check(graph, params->graph)) return error;
   Node scratch;
   scratch.type = -1;  // a new node
   if (int error = node_set_params(&scratch, params)) return error;

@@ -134,8 +134,14 @@ inline hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemc
 inline hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node,
                                                   hipMemcpy3DParms* params) {
   __HK_API_CALL();
-  hkrt_graph_node_params p;
+  hkrt_graph_node_params p, was;
   if (hipError_t code = __hk::copy3d_params(params, &p)) return code;
+  if (hipError_t code = __hk::get(node, hipGraphNodeTypeMemcpy, &was)) return code;
+  // As CUDA: an instantiated copy changes only where both its operands are 1-D.
+  hipMemcpy3DParms old;
+  __hk::copy3d_of(was, &old);
+  const auto flat = [](const hipExtent& e) { return e.height <= 1 && e.depth <= 1; };
+  if (!flat(old.extent) || !flat(params->extent)) return __hk::result(hipErrorInvalidValue);
   return __hk::result(hkrt_graph_exec_set_params(exec, node, &p));
 }
 inline hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void* symbol,
