@@ -329,7 +329,7 @@ def nvidia_programs(tmp_path_factory) -> Path:
         pytest.skip(str(NVCC_MISSING))
     needs_gpu()
     directory = tmp_path_factory.mktemp("textures_nvidia")
-    for name in ("sample", "arrays"):
+    for name in ("sample", "arrays", "surfaces"):
         build(
             directory, "--platform", "nvidia", "--offload-arch=sm_90", "-o", name, str(HERE / f"{name}.hip")
         )

@@ -4,7 +4,7 @@
 //
 // grid.sync() is the driver's grid barrier, as CUDA's own cooperative groups use
 // it: a cooperative launch (cuLaunchCooperativeKernel) gives the kernel a workspace
-// whose address is in %envreg1 (low half) and %envreg2 (high half), {size,
+// whose address is in %envreg1 (high half) and %envreg2 (low half), {size,
 // barrier}; no workspace means the launch was not cooperative.  The barrier counts
 // arriving blocks; block 0 adds the complement, so that the count's top bit flips
 // when the last block arrives.
@@ -44,8 +44,8 @@ __HK_CG_FN T shfl(lane_mask mask, T value, int src) {
 
 __HK_CG_FN unsigned* grid_workspace_barrier() {
   unsigned lo, hi;
-  asm("mov.u32 %0, %%envreg1;" : "=r"(lo));
-  asm("mov.u32 %0, %%envreg2;" : "=r"(hi));
+  asm("mov.u32 %0, %%envreg2;" : "=r"(lo));
+  asm("mov.u32 %0, %%envreg1;" : "=r"(hi));
   const unsigned long long address = (unsigned long long)hi << 32 | lo;
   return address ? reinterpret_cast<unsigned*>(address) + 1 : nullptr;
 }
