@@ -35,6 +35,13 @@ ERRORS = {
 }
 
 CPU_ONLY = ("error release twice", "error stale handle")
+# Where CUDA's driver answers otherwise (seen on the H200): a nonzero offset is not
+# supported there, and it words a bad device and a Win32 handle as invalid values.
+CUDA = {
+    "error map past end": "hipErrorNotSupported",
+    "error bad device": "hipErrorInvalidValue",
+    "error win32": "hipErrorInvalidValue",
+}
 
 PLATFORMS = [
     pytest.param([], id="cpu"),
@@ -67,7 +74,7 @@ def test_mapped_allocations_across_processes(tmp_path, rng, flags):
     expected[n // 2 :] *= 2  # the second allocation, doubled by the other process
     np.testing.assert_array_equal(np.fromfile(tmp_path / "out.bin", np.float32), expected)
     # CUDA does not check released handles: those two misuses are the CPU's only.
-    expected = ERRORS if not flags else {k: v for k, v in ERRORS.items() if k not in CPU_ONLY}
+    expected = ERRORS if not flags else {**{k: v for k, v in ERRORS.items() if k not in CPU_ONLY}, **CUDA}
     assert {k: lines.get(k) for k in expected} == expected, done.stdout
     if not flags:  # hipMemMapArrayAsync: the CPU's arrays are not sparse
         assert lines["error arrays"] == "hipErrorNotSupported"

@@ -245,6 +245,8 @@ def test_grid_sync_in_plain_launch_fails(mod, device):
 
 @pytest.mark.parametrize("n", [0, 3, 128])
 def test_invalid_tile_size(mod, device, n):
+    if device.platform.name == "nvidia":
+        pytest.skip("a device-side assert ends CUDA's context for the whole process (checked on the CPU)")
     out = hipkit.empty(64, np.int32)
     mod.get_function("bad_tile")[1, 64](n, out)
     with pytest.raises(hipkit.HipError) as info:
