@@ -3,12 +3,19 @@ platform's part of cooperative groups' grid synchronization."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..._errors import HipError
 from .driver import describe, launch_error
 
 
 class CooperativeLaunches:
     """Mixed into NvidiaPlatform, whose ``_cu``, ``_use`` and ``_blocking`` it uses."""
+
+    _cu: Any
+    _use: Callable[[int], None]
+    _blocking: bool
 
     def launch_cooperative(self, device, function, grid, block, shared_mem, stream, args) -> None:
         """cuLaunchCooperativeKernel, which takes the arguments as kernelParams (no ``extra``)."""

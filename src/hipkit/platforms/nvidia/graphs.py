@@ -4,9 +4,17 @@ the NVIDIA platform's part of the seam's graph methods."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 
 class Graphs:
     """Mixed into NvidiaPlatform, whose ``_cu``, ``_use``, ``_get`` and ``_check`` it uses."""
+
+    _cu: Any
+    _use: Callable[[int], None]
+    _get: Callable[[Any], Any]
+    _check: Callable[..., None]
 
     def stream_begin_capture(self, device, stream, mode) -> None:
         self._use(device)

@@ -258,7 +258,9 @@ class _Inliner:
             if stmt.kind != "simple":
                 continue
             decl = parse_declaration(toks, stmt.start, stmt.end)
-            for d in decl.declarators if decl else []:
+            if decl is None:
+                continue
+            for d in decl.declarators:
                 if toks[d.name_index].text == name and not d.is_array and not d.is_reference:
                     specs = [t.text for t in toks[decl.specs[0] : decl.specs[1]]]
                     ptrs = [t.text for t in toks[d.start : d.name_index] if t.text == "*"]
