@@ -38,6 +38,22 @@ def hipkit_command(*args: str, cwd: Path, stdin: str | None = None) -> subproces
     )
 
 
+# A test program's checks of HIP calls: EXPECT(call, code) names the line and the code
+# it got, and returns 1 from the function; CHECK(call) expects hipSuccess.
+EXPECT_MACROS = r"""
+#define EXPECT(call, code)                                                                    \
+  do {                                                                                        \
+    hipError_t e_ = (call);                                                                   \
+    if (e_ != (code)) {                                                                       \
+      fprintf(stderr, "line %d: %s gave %s, not %s\n", __LINE__, #call, hipGetErrorName(e_), \
+              #code);                                                                         \
+      return 1;                                                                               \
+    }                                                                                         \
+  } while (0)
+#define CHECK(call) EXPECT(call, hipSuccess)
+"""
+
+
 def write(directory: Path, name: str, text: str) -> Path:
     path = directory / name
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from test_cc import build, write
+from test_cc import EXPECT_MACROS, build, write
 from test_cc_nvidia import NVCC_MISSING
 from test_cli import environment
 
@@ -20,22 +20,15 @@ from hipkit import platforms
 cpu_absent = platforms.status()["cpu"]
 needs_cpu = pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
 
-DEVICES = r"""
+DEVICES = (
+    r"""
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <cstring>
 
-#define EXPECT(call, code)                                                                    \
-  do {                                                                                        \
-    hipError_t e_ = (call);                                                                   \
-    if (e_ != (code)) {                                                                       \
-      fprintf(stderr, "line %d: %s gave %s, not %s\n", __LINE__, #call, hipGetErrorName(e_), \
-              #code);                                                                         \
-      return 1;                                                                               \
-    }                                                                                         \
-  } while (0)
-#define CHECK(call) EXPECT(call, hipSuccess)
-
+"""
+    + EXPECT_MACROS
+    + r"""
 __global__ void plain(float* p) { p[threadIdx.x] = 1.0f; }
 __global__ void __launch_bounds__(256) bounded(float* p) { p[threadIdx.x] = 2.0f; }
 __global__ void with_shared(float* p) {
@@ -257,6 +250,7 @@ int main() {
   return contexts_and_errors(count);
 }
 """
+)
 
 
 @pytest.fixture(scope="module")

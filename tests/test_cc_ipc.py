@@ -16,7 +16,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from test_cc import build, write
+from test_cc import EXPECT_MACROS, build, write
 from test_cc_nvidia import NVCC_MISSING
 from test_cli import environment
 
@@ -25,7 +25,8 @@ from hipkit import platforms
 cpu_absent = platforms.status()["cpu"]
 needs_cpu = pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
 
-IPC = r"""
+IPC = (
+    r"""
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
@@ -33,17 +34,9 @@ IPC = r"""
 #include <cstring>
 #include <string>
 
-#define EXPECT(call, code)                                                                    \
-  do {                                                                                        \
-    hipError_t e_ = (call);                                                                   \
-    if (e_ != (code)) {                                                                       \
-      fprintf(stderr, "line %d: %s gave %s, not %s\n", __LINE__, #call, hipGetErrorName(e_), \
-              #code);                                                                         \
-      return 1;                                                                               \
-    }                                                                                         \
-  } while (0)
-#define CHECK(call) EXPECT(call, hipSuccess)
-
+"""
+    + EXPECT_MACROS
+    + r"""
 __global__ void twice(double* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] *= 2;
@@ -123,6 +116,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +180,8 @@ def test_a_handle_of_a_process_that_exited_is_refused(program, tmp_path):
     assert opened.stdout.decode().strip() == "hipErrorInvalidValue"
 
 
-EVENTS = r"""
+EVENTS = (
+    r"""
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
@@ -194,17 +189,9 @@ EVENTS = r"""
 #include <cstring>
 #include <string>
 
-#define EXPECT(call, code)                                                                    \
-  do {                                                                                        \
-    hipError_t e_ = (call);                                                                   \
-    if (e_ != (code)) {                                                                       \
-      fprintf(stderr, "line %d: %s gave %s, not %s\n", __LINE__, #call, hipGetErrorName(e_), \
-              #code);                                                                         \
-      return 1;                                                                               \
-    }                                                                                         \
-  } while (0)
-#define CHECK(call) EXPECT(call, hipSuccess)
-
+"""
+    + EXPECT_MACROS
+    + r"""
 // The shared allocation: a gate word, then n inputs, n made by the parent, n by the child.
 __global__ void plus_one(const double* in, double* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -311,6 +298,7 @@ int main(int argc, char** argv) {
   return 0;
 }
 """
+)
 
 
 @pytest.fixture(scope="module")
