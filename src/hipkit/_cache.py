@@ -54,6 +54,27 @@ def host_cpu() -> str:
     return cpu
 
 
+_compiler_versions: dict[tuple[str, ...], str] = {}
+
+
+def compiler_version(compiler: tuple[str, ...]) -> str:
+    """``--version`` of the compiler command ``compiler``, once per process: a
+    build's key holds it, so that a new compiler builds anew.  Raises
+    RuntimeError when the compiler does not run."""
+    if compiler not in _compiler_versions:
+        import shlex
+        import subprocess
+
+        try:
+            done = subprocess.run([*compiler, "--version"], capture_output=True, text=True)
+        except OSError as exc:
+            raise RuntimeError(f"cannot run the C++ compiler {shlex.join(compiler)}: {exc}") from None
+        if done.returncode != 0:
+            raise RuntimeError(f"{shlex.join(compiler)} --version failed:\n{done.stdout}{done.stderr}")
+        _compiler_versions[compiler] = done.stdout
+    return _compiler_versions[compiler]
+
+
 def entry(kind: str, key: str, build: Callable[[Path], None]) -> Path:
     """Return the cache directory ``<cache>/<kind>/<key>``, building it if missing.
 

@@ -9,11 +9,12 @@ import struct
 import threading
 from abc import abstractmethod
 from collections.abc import Iterable
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from ... import config
 from ..._errors import HipError, hipError_t
 from ..base.platform import Param, Platform, PlatformUnavailable
+from .compiled_launch import LaunchMarkers
 from .compiler import GpuBinary, KernelEntry
 
 # A launch passes the packed arguments where they are: the data of the bytes
@@ -24,15 +25,6 @@ from .compiler import GpuBinary, KernelEntry
 BYTES_DATA = bytes.__basicsize__ - 1
 _BYTES_LAYOUT_KNOWN = ctypes.string_at(id(b"hipkit") + BYTES_DATA, 6) == b"hipkit"
 _EXTRA = struct.Struct("=5Q")
-
-
-class LaunchMarkers(NamedTuple):
-    """The markers of a launch call's ``extra`` array (CU_LAUNCH_PARAM_* in
-    CUDA, HIP_LAUNCH_PARAM_* in HIP: END is 0 in CUDA, 3 on AMD)."""
-
-    buffer_pointer: int
-    buffer_size: int
-    end: int
 
 
 class LaunchArguments:

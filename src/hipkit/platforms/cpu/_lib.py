@@ -16,7 +16,6 @@ Example
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import shlex
 import subprocess
@@ -198,20 +197,9 @@ def _compiler() -> list[str]:
     return shlex.split(config.get("HIPKIT_CXX"))
 
 
-@functools.cache
-def _compiler_version(compiler: tuple[str, ...]) -> str:
-    try:
-        result = subprocess.run([*compiler, "--version"], capture_output=True, text=True)
-    except OSError as exc:
-        raise RuntimeError(f"cannot run the C++ compiler {shlex.join(compiler)}: {exc}") from None
-    if result.returncode != 0:
-        raise RuntimeError(f"{shlex.join(compiler)} --version failed:\n{result.stdout}{result.stderr}")
-    return result.stdout
-
-
 def compiler_version() -> str:
     """``--version`` of the C++ compiler that builds the runtime and kernels."""
-    return _compiler_version(tuple(_compiler()))
+    return _cache.compiler_version(tuple(_compiler()))
 
 
 # The headers of include/ that the runtime includes (the others are for kernels).
@@ -241,7 +229,7 @@ def build_key() -> str:
     parts: list[str | bytes] = []
     for path in _sources():
         parts += [path.name, path.read_bytes()]
-    parts += [*_COMPILE_FLAGS, *_LINK_FLAGS, *_LIBS, _compiler_version(compiler)]
+    parts += [*_COMPILE_FLAGS, *_LINK_FLAGS, *_LIBS, _cache.compiler_version(compiler)]
     return _cache.digest(parts)
 
 

@@ -9,6 +9,8 @@ headers share through ``hipkit.tables.make_nvidia_headers``).
 
 from __future__ import annotations
 
+import os
+
 from ..._errors import hipError_t
 from ..base.platform import PlatformUnavailable
 
@@ -69,3 +71,17 @@ def describe(driver, err) -> str:
     name = driver.cuGetErrorName(err)[1]
     text = driver.cuGetErrorString(err)[1]
     return f"{name.decode() if name else int(err)}: {text.decode() if text else 'unknown error'}"
+
+
+def launch_entry(driver) -> int:
+    """The address of the driver's cuLaunchKernel, in the default-stream flavour
+    cuda-bindings itself calls (per-thread when CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM
+    is set, as it reads it); 0 where the driver does not give it."""
+    flags = driver.CUdriverProcAddress_flags
+    per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0")
+    if per_thread:
+        flag = flags.CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+    else:
+        flag = flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+    err, address, _ = driver.cuGetProcAddress(b"cuLaunchKernel", 12000, flag)
+    return 0 if err else int(address)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ... import config
 from ..._errors import HipError, hipError_t
+from .._gpu import compiled_launch
 from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_index
 from ..base.platform import (
     PARAM_OTHER,
@@ -35,7 +36,7 @@ from .activity import Activity
 from .compiler import Binary, looks_like_image
 from .cooperative import CooperativeLaunches
 from .cupti_buffers import COPY, SET
-from .driver import describe, hip_code, launch_error
+from .driver import describe, hip_code, launch_entry, launch_error
 from .graphs import Graphs
 
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
@@ -71,6 +72,20 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
         # looked up by, and the streams made here (CUPTI names streams by ids of its own).
         self._symbols: dict[str, str] = {}
         self._streams: dict[int, set[int]] = {}  # device -> stream handles
+        self._launch: compiled_launch.LaunchFunction | None = None
+        self._launch_path = ""
+
+    @property
+    def launch_path(self) -> str:
+        """How kernels are launched: compiled (``_gpu/launch.cpp``), or through
+        cuda-bindings, with the reason; decided at the first kernel looked up."""
+        if not self._launch_path:
+            entry = launch_entry(self._cu)
+            if entry:
+                self._launch, self._launch_path = compiled_launch.launcher(entry, _CU_LAUNCH_PARAMS)
+            else:
+                self._launch_path = "through the bindings: the driver gives no cuLaunchKernel entry"
+        return self._launch_path
 
     # ------------------------------------------------------------------ errors, contexts
 
@@ -432,6 +447,7 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
 
     def get_function(self, device, module, name) -> FunctionInfo:
         self._use(device)
+        log.debug("NVIDIA kernel launches: %s", self.launch_path)
         loaded = self._module(module)
         entry = loaded.kernels.get(name)
         symbol = entry.symbol if entry else name
@@ -481,13 +497,16 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
         key = getattr(self._tls, "key", None)
         if key is None or key[0] != device or key[1] != self._generations[device]:
             self._use(device)
-        cu_function, arguments = function.native
         gx, gy, gz = grid  # a flat call: unpacking with * in the call costs more here
         bx, by, bz = block
-        extra, extra_address = arguments.extra(args) if args else (None, 0)  # held during the call
-        (err,) = self._cu.cuLaunchKernel(
-            cu_function, gx, gy, gz, bx, by, bz, shared_mem, stream, None, extra_address
-        )
+        if self._launch is not None:
+            err = self._launch(function.handle, gx, gy, gz, bx, by, bz, shared_mem, stream, args)
+        else:
+            cu_function, arguments = function.native
+            extra, extra_address = arguments.extra(args) if args else (None, 0)  # held during the call
+            (err,) = self._cu.cuLaunchKernel(
+                cu_function, gx, gy, gz, bx, by, bz, shared_mem, stream, None, extra_address
+            )
         if not err and self._blocking:
             (err,) = self._cu.cuStreamSynchronize(stream)
             if err:
@@ -496,5 +515,5 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
             raise HipError(
                 launch_error(int(err)),
                 f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
-                f"dynamic shared memory: {describe(self._cu, err)}",
+                f"dynamic shared memory: {describe(self._cu, self._cu.CUresult(err))}",
             )
