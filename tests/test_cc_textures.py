@@ -323,6 +323,39 @@ def test_the_programs_compile_for_nvidia(tmp_path, name):
     assert (tmp_path / name).exists()
 
 
+CHANNELS = {  # type: (x, y, z, w bits, kind: 0 signed, 1 unsigned, 2 float)
+    "float2": (32, 32, 0, 0, 2),
+    "uchar4": (8, 8, 8, 8, 1),
+    "short": (16, 0, 0, 0, 0),
+    "__half": (16, 0, 0, 0, 2),
+    "int4": (32, 32, 32, 32, 0),
+    "ushort2": (16, 16, 0, 0, 1),
+    "char1": (8, 0, 0, 0, 0),
+    "float": (32, 0, 0, 0, 2),
+}
+
+
+@pytest.mark.parametrize("platform", ["cpu", "nvidia"])
+def test_channel_descriptors_of_scalar_and_vector_types(tmp_path, platform):
+    """hipCreateChannelDesc<T>() for HIP's vector types, in host code that runs
+    without a GPU: CUDA's own template gave hipkit's float2 the empty descriptor,
+    and hipMalloc3DArray refused it."""
+    if platform == "nvidia" and NVCC_MISSING:
+        pytest.skip(str(NVCC_MISSING))
+    lines = "".join(
+        f'  d = hipCreateChannelDesc<{t}>(); printf("{t} %d %d %d %d %d\\n", d.x, d.y, d.z, d.w, (int)d.f);\n'
+        for t in CHANNELS
+    )
+    source = f"#include <hip/hip_runtime.h>\n#include <cstdio>\nint main() {{\n  hipChannelFormatDesc d;\n{lines}}}\n"
+    (tmp_path / "channels.hip").write_text(source)
+    build(tmp_path, "--platform", platform, "--offload-arch=sm_90", "-o", "channels", "channels.hip")
+    got = {
+        line.split()[0]: tuple(map(int, line.split()[1:]))
+        for line in run(tmp_path / "channels").stdout.splitlines()
+    }
+    assert got == CHANNELS
+
+
 @pytest.fixture(scope="module")
 def nvidia_programs(tmp_path_factory) -> Path:
     if NVCC_MISSING:

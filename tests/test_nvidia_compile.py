@@ -9,6 +9,7 @@ both in test_gpu_compile.py."""
 from __future__ import annotations
 
 import struct
+import uuid
 
 import pytest
 from gpu_helpers import BROKEN, NVIDIA, SCALE
@@ -31,6 +32,14 @@ def test_cubin_for_the_target(arch):
     assert struct.unpack_from("<H", image, 0x12)[0] == 190  # EM_CUDA
     assert (struct.unpack_from("<I", image, 0x30)[0] >> 8) & 0xFF == int(arch[3:])  # the SM in e_flags
     assert binary.registered == (("scale", "gpu"),)
+
+
+def test_an_empty_log_leaves_the_bytes_python_shares_alone():
+    """NVRTC writes an empty log as one NUL.  Written into ``b" " * 1``, which is
+    CPython's one shared b" ", it made every " " that Python encoded later a NUL."""
+    NVIDIA(SCALE + f"\n__device__ int unique_{uuid.uuid4().hex};\n")  # compiled anew, not from the cache
+    # By value: every one-byte bytes object is the shared one, compared to itself.
+    assert list(" ".encode()) == [32] and list(b" " * 1) == [32] and list(bytes(1)) == [0]
 
 
 def test_parse_arch():

@@ -210,7 +210,7 @@ def _nvrtc_compile(
         encoded = [o.encode() for o in options]
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
         _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        buffer = b" " * size
+        buffer = _out_buffer(size)
         nvrtc.nvrtcGetProgramLog(prog, buffer)
         log = buffer.rstrip(b"\0").decode(errors="replace").strip()
         if err == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_OPTION:
@@ -220,7 +220,7 @@ def _nvrtc_compile(
         if err != ok:
             raise CompileError(f"NVRTC failed: {err.name}", log)
         _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        image = b" " * size
+        image = _out_buffer(size)
         nvrtc.nvrtcGetCUBIN(prog, image)
         lowered: dict[str, str] = {}
         for expr in expressions:
@@ -230,6 +230,15 @@ def _nvrtc_compile(
         return image, log, lowered
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _out_buffer(size: int) -> bytes:
+    """A new bytes object for NVRTC to write ``size`` bytes into (cuda-bindings
+    takes its output buffers as bytes).  CPython shares its bytes objects of
+    length 0 and 1 across the process, so none that short is handed out: an
+    empty log's one NUL, written into ``b" " * 1``, made every later " " that
+    Python encoded a NUL (np.save's headers, print's separators)."""
+    return bytes(max(size, 2))
 
 
 # ---------------------------------------------------------------- cubin

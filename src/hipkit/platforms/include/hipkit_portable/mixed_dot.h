@@ -29,12 +29,16 @@ __HK_FN unsigned amd_mixed_dot(ushort2 a, ushort2 b, unsigned c, bool saturate) 
       static_cast<unsigned long long>(a.x) * b.x + static_cast<unsigned long long>(a.y) * b.y + c;
   return __hk::dot_saturate_unsigned(v, saturate);
 }
+// Each product is widened on its own, as in the short2 form: with the four summed
+// in 32 bits first, the H200 gave the wrapped result where the saturated one was due.
 __HK_FN int amd_mixed_dot(char4 a, char4 b, int c, bool saturate) {
-  const long long v = static_cast<long long>(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w) + c;
+  const long long v = static_cast<long long>(a.x) * b.x + static_cast<long long>(a.y) * b.y +
+                      static_cast<long long>(a.z) * b.z + static_cast<long long>(a.w) * b.w + c;
   return __hk::dot_saturate_signed(v, saturate);
 }
 __HK_FN unsigned amd_mixed_dot(uchar4 a, uchar4 b, unsigned c, bool saturate) {
-  const unsigned long long v = static_cast<unsigned long long>(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w) + c;
+  const unsigned long long v = static_cast<unsigned long long>(a.x) * b.x + static_cast<unsigned long long>(a.y) * b.y +
+                               static_cast<unsigned long long>(a.z) * b.z + static_cast<unsigned long long>(a.w) * b.w + c;
   return __hk::dot_saturate_unsigned(v, saturate);
 }
 __HK_FN int amd_mixed_dot(int a, int b, int c, bool saturate) {

@@ -165,3 +165,6 @@ __HK_PROGRAM_MAKE(double, double)
 #define make_double3 __hk_program::make_vec_double3
 #undef make_double4
 #define make_double4 __hk_program::make_vec_double4
+
+// hipCreateChannelDesc<T>() for the vector types above (texture.h has the other form).
+#include "hipkit_portable/channel_desc.h"

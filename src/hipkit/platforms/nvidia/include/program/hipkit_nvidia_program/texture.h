@@ -12,13 +12,10 @@
 
 // A function and a template, which one function-like macro cannot be.
 #undef hipCreateChannelDesc
-template <class T>
-inline cudaChannelFormatDesc hipCreateChannelDesc() {
-  return cudaCreateChannelDesc<T>();
-}
 inline cudaChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
   return cudaCreateChannelDesc(x, y, z, w, f);
 }
+// hipCreateChannelDesc<T>() comes with the vector types (device.h).
 
 namespace __hk_driver {
 
