@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
   bad = alloc;
   bad.poolProps.location.id = 99;
-  EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidDevice);
+  EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
   EXPECT(hipGraphAddMemFreeNode(&n, mg, nullptr, 0, y), hipErrorInvalidValue);
   EXPECT(hipGraphMemAllocNodeGetParams(nodes[1], &ap), hipErrorInvalidValue);
 

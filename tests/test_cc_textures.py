@@ -346,7 +346,8 @@ def test_channel_descriptors_of_scalar_and_vector_types(tmp_path, platform):
         f'  d = hipCreateChannelDesc<{t}>(); printf("{t} %d %d %d %d %d\\n", d.x, d.y, d.z, d.w, (int)d.f);\n'
         for t in CHANNELS
     )
-    source = f"#include <hip/hip_runtime.h>\n#include <cstdio>\nint main() {{\n  hipChannelFormatDesc d;\n{lines}}}\n"
+    head = "#include <hip/hip_runtime.h>\n#include <cstdio>\n"
+    source = f"{head}int main() {{\n  hipChannelFormatDesc d;\n{lines}}}\n"
     (tmp_path / "channels.hip").write_text(source)
     build(tmp_path, "--platform", platform, "--offload-arch=sm_90", "-o", "channels", "channels.hip")
     got = {

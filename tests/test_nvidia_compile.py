@@ -39,7 +39,7 @@ def test_an_empty_log_leaves_the_bytes_python_shares_alone():
     CPython's one shared b" ", it made every " " that Python encoded later a NUL."""
     NVIDIA(SCALE + f"\n__device__ int unique_{uuid.uuid4().hex};\n")  # compiled anew, not from the cache
     # By value: every one-byte bytes object is the shared one, compared to itself.
-    assert list(" ".encode()) == [32] and list(b" " * 1) == [32] and list(bytes(1)) == [0]
+    assert list(b" ") == [32] and list(b" " * 1) == [32] and list(bytes(1)) == [0]
 
 
 def test_parse_arch():

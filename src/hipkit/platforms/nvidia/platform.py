@@ -18,8 +18,7 @@ from typing import Any
 
 from ... import config
 from ..._errors import HipError, hipError_t
-from .._gpu import compiled_launch
-from .._gpu.platform import GpuPlatform, LaunchArguments, LaunchMarkers, kernel_index
+from .._gpu.platform import GpuPlatform, LaunchArguments, kernel_index
 from ..base.platform import (
     PARAM_OTHER,
     PARAM_POINTER,
@@ -34,20 +33,19 @@ from ..base.platform import (
 from . import activity, compiler, driver
 from .activity import Activity
 from .compiler import Binary, looks_like_image
-from .cooperative import CooperativeLaunches
 from .cupti_buffers import COPY, SET
-from .driver import describe, hip_code, launch_entry, launch_error
+from .driver import describe, hip_code
 from .graphs import Graphs
+from .launches import CU_LAUNCH_PARAMS, Launches
 
 _STICKY = frozenset({700, 710, 719})  # illegal address, assert, launch failure
 log = logging.getLogger("hipkit")
 
-_CU_LAUNCH_PARAMS = LaunchMarkers(buffer_pointer=1, buffer_size=2, end=0)  # CU_LAUNCH_PARAM_*
 _CU_MEMHOSTALLOC_PORTABLE = 1
 _STACK_BYTES = 4096  # per thread
 
 
-class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
+class NvidiaPlatform(Graphs, Launches, GpuPlatform):
     """NVIDIA GPUs through the CUDA driver; kernels compiled by NVRTC."""
 
     name = "nvidia"
@@ -72,20 +70,6 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
         # looked up by, and the streams made here (CUPTI names streams by ids of its own).
         self._symbols: dict[str, str] = {}
         self._streams: dict[int, set[int]] = {}  # device -> stream handles
-        self._launch: compiled_launch.LaunchFunction | None = None
-        self._launch_path = ""
-
-    @property
-    def launch_path(self) -> str:
-        """How kernels are launched: compiled (``_gpu/launch.cpp``), or through
-        cuda-bindings, with the reason; decided at the first kernel looked up."""
-        if not self._launch_path:
-            entry = launch_entry(self._cu)
-            if entry:
-                self._launch, self._launch_path = compiled_launch.launcher(entry, _CU_LAUNCH_PARAMS)
-            else:
-                self._launch_path = "through the bindings: the driver gives no cuLaunchKernel entry"
-        return self._launch_path
 
     # ------------------------------------------------------------------ errors, contexts
 
@@ -464,7 +448,7 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
             static_shared_bytes=self._function_attribute(function, "SHARED_SIZE_BYTES"),
             max_threads_per_block=self._function_attribute(function, "MAX_THREADS_PER_BLOCK"),
             detail=f"{self.target(device).arch}, {registers} registers",
-            native=(function, LaunchArguments(params, _CU_LAUNCH_PARAMS)),
+            native=(function, LaunchArguments(params, CU_LAUNCH_PARAMS)),
         )
 
     def _function_attribute(self, function, name: str) -> int:
@@ -492,28 +476,3 @@ class NvidiaPlatform(Graphs, CooperativeLaunches, GpuPlatform):
         self._use(device)
         attribute = self._cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         self._check(self._cu.cuFuncSetAttribute(function.native[0], attribute, nbytes), function.name)
-
-    def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
-        key = getattr(self._tls, "key", None)
-        if key is None or key[0] != device or key[1] != self._generations[device]:
-            self._use(device)
-        gx, gy, gz = grid  # a flat call: unpacking with * in the call costs more here
-        bx, by, bz = block
-        if self._launch is not None:
-            err = self._launch(function.handle, gx, gy, gz, bx, by, bz, shared_mem, stream, args)
-        else:
-            cu_function, arguments = function.native
-            extra, extra_address = arguments.extra(args) if args else (None, 0)  # held during the call
-            (err,) = self._cu.cuLaunchKernel(
-                cu_function, gx, gy, gz, bx, by, bz, shared_mem, stream, None, extra_address
-            )
-        if not err and self._blocking:
-            (err,) = self._cu.cuStreamSynchronize(stream)
-            if err:
-                raise self._error(err, f"kernel {function.name}")
-        if err:
-            raise HipError(
-                launch_error(int(err)),
-                f"launching {function.name} on grid {grid}, block {block}, {shared_mem} bytes of "
-                f"dynamic shared memory: {describe(self._cu, self._cu.CUresult(err))}",
-            )

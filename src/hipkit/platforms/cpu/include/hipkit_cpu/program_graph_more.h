@@ -63,6 +63,9 @@ inline hipError_t alloc_params(const hipMemAllocNodeParams* in, hkrt_graph_node_
   const hipMemPoolProps& props = in->poolProps;
   if (props.allocType != hipMemAllocationTypePinned || props.location.type != hipMemLocationTypeDevice)
     return result(hipErrorInvalidValue);
+  // A device that is none is a bad parameter here, as CUDA answers, not hipErrorInvalidDevice.
+  if (hkrt_init(0, 0, 0) == 0 && (props.location.id < 0 || props.location.id >= visible().count))
+    return result(hipErrorInvalidValue);
   *p = node_params(hipGraphNodeTypeMemAlloc);
   p->device = props.location.id;
   p->bytes = in->bytesize;
