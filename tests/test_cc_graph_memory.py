@@ -207,8 +207,16 @@ int main(int argc, char** argv) {
   CHECK(hipUserObjectRelease(a));
   int after_last = destroyed;  // 1
   CHECK(hipUserObjectCreate(&b, &ten, count_destroy, 1, hipUserObjectNoDestructorSync));
-  CHECK(hipGraphRetainUserObject(mg, b, 1, hipGraphUserObjectMove));  // the graph's now
   hipGraph_t mclone;
+  CHECK(hipGraphDestroy(mg));
+  CHECK(hipGraphCreate(&mg, 0));
+  hipMemAllocNodeParams held = alloc;
+  CHECK(hipGraphAddMemAllocNode(&an, mg, nullptr, 0, &held));
+  EXPECT(hipGraphClone(&mclone, mg), hipErrorNotSupported);  // as in CUDA: it has a memory node
+  CHECK(hipGraphDestroy(mg));
+  CHECK(hipGraphCreate(&mg, 0));
+  CHECK(hipGraphAddEmptyNode(&n, mg, nullptr, 0));
+  CHECK(hipGraphRetainUserObject(mg, b, 1, hipGraphUserObjectMove));  // the graph's now
   CHECK(hipGraphClone(&mclone, mg));
   CHECK(hipGraphDestroy(mg));
   int after_graph = destroyed;  // still 1: the clone holds it

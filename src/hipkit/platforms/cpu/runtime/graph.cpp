@@ -236,6 +236,10 @@ int hkrt_graph_destroy(hkrt_graph* graph) {
 int hkrt_graph_clone(hkrt_graph** out, hkrt_graph* graph) {
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "graph clone: NULL output");
   if (int error = check_graph(graph)) return error;
+  // As CUDA's cudaGraphClone: an allocation belongs to one graph.
+  for (const auto& n : as_graph(graph)->nodes)
+    if (n->type == HKRT_GRAPH_NODE_MEM_ALLOC || n->type == HKRT_GRAPH_NODE_MEM_FREE)
+      return fail(HKRT_ERROR_NOT_SUPPORTED, "graph clone: a graph with memory nodes cannot be cloned");
   Graph* copy = graph_clone(*as_graph(graph), nullptr).release();
   auto lock = graph_lock();
   graphs.insert(copy);

@@ -18,6 +18,17 @@ __HK_FN unsigned dot_saturate_unsigned(unsigned long long v, bool saturate) {
   return v > 4294967295ULL ? 4294967295u : static_cast<unsigned>(v);
 }
 
+// sum + c, wrapped or clamped, without a wider type (sum is exact in 32 bits).
+__HK_FN int dot_add_signed(int sum, int c, bool saturate) {
+  const int r = static_cast<int>(static_cast<unsigned>(sum) + static_cast<unsigned>(c));
+  if (!saturate || ((sum ^ r) & (c ^ r)) >= 0) return r;
+  return sum > 0 ? 2147483647 : -2147483647 - 1;
+}
+__HK_FN unsigned dot_add_unsigned(unsigned sum, unsigned c, bool saturate) {
+  const unsigned r = sum + c;
+  return saturate && r < c ? 4294967295u : r;
+}
+
 }  // namespace __hk
 
 __HK_FN int amd_mixed_dot(short2 a, short2 b, int c, bool saturate) {
@@ -29,17 +40,14 @@ __HK_FN unsigned amd_mixed_dot(ushort2 a, ushort2 b, unsigned c, bool saturate) 
       static_cast<unsigned long long>(a.x) * b.x + static_cast<unsigned long long>(a.y) * b.y + c;
   return __hk::dot_saturate_unsigned(v, saturate);
 }
-// Each product is widened on its own, as in the short2 form: with the four summed
-// in 32 bits first, the H200 gave the wrapped result where the saturated one was due.
+// The byte forms add c in 32-bit arithmetic with an explicit overflow test:
+// with the sum widened to 64 bits and clamped, the H200 (NVRTC 13) still gave
+// the wrapped result of the char4 form where the clamped one was due.
 __HK_FN int amd_mixed_dot(char4 a, char4 b, int c, bool saturate) {
-  const long long v = static_cast<long long>(a.x) * b.x + static_cast<long long>(a.y) * b.y +
-                      static_cast<long long>(a.z) * b.z + static_cast<long long>(a.w) * b.w + c;
-  return __hk::dot_saturate_signed(v, saturate);
+  return __hk::dot_add_signed(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w, c, saturate);
 }
 __HK_FN unsigned amd_mixed_dot(uchar4 a, uchar4 b, unsigned c, bool saturate) {
-  const unsigned long long v = static_cast<unsigned long long>(a.x) * b.x + static_cast<unsigned long long>(a.y) * b.y +
-                               static_cast<unsigned long long>(a.z) * b.z + static_cast<unsigned long long>(a.w) * b.w + c;
-  return __hk::dot_saturate_unsigned(v, saturate);
+  return __hk::dot_add_unsigned(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w, c, saturate);
 }
 __HK_FN int amd_mixed_dot(int a, int b, int c, bool saturate) {
   long long v = c;

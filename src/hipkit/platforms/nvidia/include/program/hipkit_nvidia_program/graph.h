@@ -80,4 +80,30 @@ inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureSt
 
 #undef __HK_EDGE_DATA
 
+// The kernel-node attribute calls: CUDA takes the node's kind and the value on
+// trust (a memcpy node or a null value crashed a program on the H200); HIP
+// answers hipErrorInvalidValue.
+inline bool __hk_is_kernel_node(hipGraphNode_t node) {
+  cudaGraphNodeType type;
+  return node != nullptr && cudaGraphNodeGetType(node, &type) == cudaSuccess &&
+         type == cudaGraphNodeTypeKernel;
+}
+#undef hipGraphKernelNodeSetAttribute
+#undef hipGraphKernelNodeGetAttribute
+#undef hipGraphKernelNodeCopyAttributes
+inline hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t node, hipKernelNodeAttrID attr,
+                                                 const hipKernelNodeAttrValue* value) {
+  if (value == nullptr || !__hk_is_kernel_node(node)) return hipErrorInvalidValue;
+  return __hk_hip_result(cudaGraphKernelNodeSetAttribute(node, attr, value));
+}
+inline hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t node, hipKernelNodeAttrID attr,
+                                                 hipKernelNodeAttrValue* value) {
+  if (value == nullptr || !__hk_is_kernel_node(node)) return hipErrorInvalidValue;
+  return __hk_hip_result(cudaGraphKernelNodeGetAttribute(node, attr, value));
+}
+inline hipError_t hipGraphKernelNodeCopyAttributes(hipGraphNode_t dst, hipGraphNode_t src) {
+  if (!__hk_is_kernel_node(dst) || !__hk_is_kernel_node(src)) return hipErrorInvalidValue;
+  return __hk_hip_result(cudaGraphKernelNodeCopyAttributes(dst, src));
+}
+
 #endif  // HIPKIT_NVIDIA_PROGRAM_GRAPH_H
