@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import platforms
-from .._cache import write_file
+from ..tables import write_text
 from ..tables.hip_api import DEVICE_GROUPS, DeviceFunction, Function, load, load_device
 from .toolchains import toolchain_class
 
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{DOC} is stale: run python -m hipkit.cc.api_table", file=sys.stderr)
             return 1
         return 0
-    write_file(str(DOC), text.encode())
+    write_text(DOC, text)
     return 0
 
 

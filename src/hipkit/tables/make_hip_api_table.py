@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from .._cache import write_file
+from . import write_text
 from .hip_api import TABLE, Function
 
 _INTEROP = re.compile(r"GL|Vk|Vulkan|Graphics|External")
@@ -87,7 +87,7 @@ def write_table(functions: list[Function], source: str) -> None:
     for f in functions:
         flags = ",".join(flag for flag, on in (("deprecated", f.deprecated), ("interop", f.interop)) if on)
         lines.append(f"{f.name}\t{f.group}\t{flags or '-'}")
-    write_file(str(TABLE), ("\n".join(lines) + "\n").encode())
+    write_text(TABLE, "\n".join(lines) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,10 +39,10 @@ import re
 import sys
 from pathlib import Path
 
-from .._cache import write_file
 from ..cxx.brackets import match_close
 from ..cxx.lexer import DIRECTIVE, IDENT, LexError, Token, tokenize
 from ..cxx.toplevel import scan_top_level
+from . import write_text
 from .hip_api import DEVICE_TABLE, DeviceFunction
 
 _RESERVED = re.compile(r"_[^_]|__(?:ocml|ockl|llvm|builtin|amdgcn|cxa|asan)_|__hip_|hip_|hc_")
@@ -183,7 +183,7 @@ def write_table(functions: list[DeviceFunction], source: str) -> None:
     for f in functions:
         flag = "optional" if f.optional else "-"
         lines.append(f"{f.name}\t{','.join((f.group, *f.also))}\t{f.header}\t{flag}")
-    write_file(str(DEVICE_TABLE), ("\n".join(lines) + "\n").encode())
+    write_text(DEVICE_TABLE, "\n".join(lines) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
