@@ -6,7 +6,8 @@ first), ``__ffsll`` on every 64-bit integer type (long, unsigned long, int64_t,
 uint64_t, long long, unsigned long long), ``fdivide``, and ``powi``/``powif``
 (OCML's pown); the warp match and reduce functions (``__match_any_sync``,
 ``__match_all_sync``, ``__reduce_{add,min,max,and,or,xor}_sync``) over each warp's
-live lanes, in a divergent branch too; against NumPy and Python on fresh random data.
+live lanes, in a divergent branch too; AMD's ``__ballot64`` and masked bit counts
+(``__mbcnt_lo``, ``__mbcnt_hi``); against NumPy and Python on fresh random data.
 """
 
 import numpy as np
@@ -92,6 +93,23 @@ extern "C" __global__ void match_reduce(const int* v, unsigned long long* any, u
   bits[3 * i + 0] = __reduce_and_sync(live, u);
   bits[3 * i + 1] = __reduce_or_sync(live, u);
   bits[3 * i + 2] = __reduce_xor_sync(live, u);
+}
+
+// AMD's masked bit counts alone (a kernel with no warp operation), and with
+// __ballot64: each lane's rank among the lanes that vote yes.
+extern "C" __global__ void mbcnt(const unsigned long long* m, unsigned* lo, unsigned* hi, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  lo[i] = __mbcnt_lo(unsigned(m[i]), 7u);
+  hi[i] = __mbcnt_hi(unsigned(m[i] >> 32), 0u);
+}
+
+extern "C" __global__ void ballot_ranks(const int* v, unsigned long long* ballot, unsigned* rank, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned long long b = __ballot64(v[i] > 0);
+  ballot[i] = b;
+  rank[i] = __mbcnt_hi(unsigned(b >> 32), __mbcnt_lo(unsigned(b), 0u));
 }
 
 // amd_mixed_dot, each form, without and with saturation.
@@ -221,6 +239,34 @@ def test_warp_match_and_reduce(device, mod, rng, n, block):
                 np.bitwise_xor.reduce(u[lanes]),
             ]
             np.testing.assert_array_equal(got, np.tile(want, (len(lanes), 1)))
+
+
+@pytest.mark.parametrize("n,block", [(1, 1), (200, 64), (1000, 256)])
+def test_mbcnt_and_ballot64(device, mod, rng, n, block):
+    warp = device.warp_size
+    lane = np.arange(n) % block % warp
+    m = rng.integers(0, 2**64, n, dtype=np.uint64)
+    lo, hi = hipkit.empty(n, np.uint32), hipkit.empty(n, np.uint32)
+    mod.get_function("mbcnt")[cdiv(n, block), block](hipkit.to_device(m), lo, hi, n)
+
+    def below(bits: int, count: int) -> int:  # the set bits of bits below bit count
+        return bin(bits & ((1 << count) - 1)).count("1")
+
+    want_lo = [below(int(x) & 0xFFFFFFFF, min(int(k), 32)) + 7 for x, k in zip(m, lane, strict=True)]
+    want_hi = [below(int(x) >> 32, max(int(k) - 32, 0)) for x, k in zip(m, lane, strict=True)]
+    np.testing.assert_array_equal(lo.get(), want_lo)
+    np.testing.assert_array_equal(hi.get(), want_hi)
+
+    v = rng.integers(-3, 3, n).astype(np.int32)
+    ballot, rank = hipkit.empty(n, np.uint64), hipkit.empty(n, np.uint32)
+    mod.get_function("ballot_ranks")[cdiv(n, block), block](hipkit.to_device(v), ballot, rank, n)
+    for first in range(0, n, block):  # warps do not cross blocks
+        for w0 in range(first, min(n, first + block), warp):
+            lanes = range(w0, min(n, w0 + warp, first + block))
+            votes = sum(1 << (s - w0) for s in lanes if v[s] > 0)
+            for t in lanes:
+                assert int(ballot.get()[t]) == votes, t
+                assert int(rank.get()[t]) == below(votes, t - w0), t
 
 
 def mixed_dot_reference(x: int, y: int, z: int) -> list[int]:

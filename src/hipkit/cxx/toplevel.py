@@ -66,8 +66,9 @@ class TopLevel:
     in_class: list[tuple[int, int]] = field(default_factory=list)  # class bodies
 
 
+# GCC and Clang take ``__attribute`` for ``__attribute__`` (ROCm's headers use both).
 _SKIP_PARENS_AFTER = frozenset(
-    "__attribute__ __declspec alignas decltype sizeof alignof noexcept __hk_launch_bounds "
+    "__attribute__ __attribute __declspec alignas decltype sizeof alignof noexcept __hk_launch_bounds "
     "static_assert throw __asm__ asm".split()
 )
 

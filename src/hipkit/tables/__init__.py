@@ -11,6 +11,9 @@
   platforms.  ``include/`` (:data:`INCLUDE_DIR`) is on those programs' include
   path.  Made from ``names.tsv``, hipkit's error table and the NVIDIA platform's
   by :mod:`.make_nvidia_headers` (``python -m hipkit.tables.make_nvidia_headers``).
+- ``hip_runtime_api.tsv`` and ``hip_device_api.tsv``: HIP's API, host and device, as
+  ROCm's headers declare it (read by :mod:`.hip_api`); made by
+  :mod:`.make_hip_api_table` and :mod:`.make_hip_device_table` from ROCm's headers.
 
 No table is edited by hand: each has a test that runs its script and compares
 (``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``).  The scripts are
@@ -20,9 +23,21 @@ only :mod:`.names` and the paths here.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 TABLES_DIR = Path(__file__).parent
 NAMES_TSV = TABLES_DIR / "names.tsv"
 ARGUMENTS_TSV = TABLES_DIR / "arguments.tsv"
 INCLUDE_DIR = TABLES_DIR / "include"
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a generated file whole or not at all (through a file beside it, renamed
+    over it), with the mode any file the user writes gets."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -8,11 +8,11 @@ deprecated or it is graphics interop (OpenGL, Vulkan, external memory and semaph
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from pathlib import Path
 
+from . import write_text
 from .hip_api import TABLE, Function
 
 _INTEROP = re.compile(r"GL|Vk|Vulkan|Graphics|External")
@@ -87,13 +87,7 @@ def write_table(functions: list[Function], source: str) -> None:
     for f in functions:
         flags = ",".join(flag for flag, on in (("deprecated", f.deprecated), ("interop", f.interop)) if on)
         lines.append(f"{f.name}\t{f.group}\t{flags or '-'}")
-    _write(TABLE, "\n".join(lines) + "\n")
-
-
-def _write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
+    write_text(TABLE, "\n".join(lines) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

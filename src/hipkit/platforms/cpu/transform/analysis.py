@@ -25,6 +25,7 @@ SYNC_OPS = {
     "__shfl_down_sync": ("shfl_down", 1),
     "__shfl_xor_sync": ("shfl_xor", 1),
     "__ballot": ("ballot", 0),
+    "__ballot64": ("ballot", 0),
     "__ballot_sync": ("ballot", 1),
     "__any": ("any", 0),
     "__any_sync": ("any", 1),
@@ -61,7 +62,9 @@ PURE_FUNCTIONS = frozenset(
     __ffsll __brev __brevll __mul24 __umul24 __mulhi __umulhi __float2int_rn __int2float_rn
     __float_as_int __int_as_float __float_as_uint __uint_as_float""".split()
 )
-THREAD_NAMES = frozenset({"threadIdx", "__lane_id", "__lanemask_eq"})
+# The headers' functions of the calling thread's lane: they read threadIdx.
+LANE_FUNCTIONS = frozenset({"__lane_id", "__lanemask_eq", "__mbcnt_lo", "__mbcnt_hi"})
+THREAD_NAMES = frozenset({"threadIdx"}) | LANE_FUNCTIONS
 CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast", "sizeof", "alignof", "decltype"})
 
 
@@ -207,7 +210,7 @@ def reads_thread_identity(toks: list[Token], kernel_ranges: list[tuple[int, int]
     for j, t in enumerate(toks):
         if t.kind != IDENT:
             continue
-        if t.text in ("__lane_id", "__lanemask_eq"):
+        if t.text in LANE_FUNCTIONS:
             return True
         if t.text in ("threadIdx", "__assert_fail") and not any(a < j < b for a, b in kernel_ranges):
             return True

@@ -304,4 +304,6 @@ __HK_FN unsigned int __lane_id() {
          unsigned(warpSize - 1);
 }
 
+#include "hipkit_portable/mbcnt.h"
+
 #endif  // HIPKIT_CPU_DEVICE_INTRINSICS_H

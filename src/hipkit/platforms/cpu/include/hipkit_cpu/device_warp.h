@@ -108,6 +108,10 @@ __HK_SHFL_TYPES(__HK_SHFL)
 __HK_FN unsigned long long __ballot(int predicate, __hk::site at = __hk::site::here()) {
   return __hk_fiber_ballot(predicate != 0, at.id);
 }
+// AMD's name for the 64-bit ballot (HIP's __ballot is 64-bit already).
+__HK_FN unsigned long long __ballot64(int predicate, __hk::site at = __hk::site::here()) {
+  return __hk_fiber_ballot(predicate != 0, at.id);
+}
 __HK_FN int __any(int predicate, __hk::site at = __hk::site::here()) {
   return __hk_fiber_ballot(predicate != 0, at.id) != 0;
 }

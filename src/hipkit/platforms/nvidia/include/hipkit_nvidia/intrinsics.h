@@ -1,6 +1,6 @@
 // hipkit NVIDIA platform: the HIP intrinsics CUDA lacks (part of device.h):
-// bit-field extract and insert, __fns32/64, HIP's clocks, __lane_id, powi, and
-// cache-hinted loads and stores of any type.
+// bit-field extract and insert, __fns32/64, HIP's clocks, __lane_id and AMD's
+// __mbcnt_lo/hi, powi, and cache-hinted loads and stores of any type.
 #pragma once
 
 #include "hipkit_portable/bits.h"
@@ -20,6 +20,7 @@ __HK_FN unsigned int __lane_id() {
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
 }
+#include "hipkit_portable/mbcnt.h"
 
 __HK_FN float saturate(float x) { return __saturatef(x); }
 __HK_FN double __float2double_rn(float x) { return x; }

@@ -43,6 +43,7 @@ __HK_FN int vote_any(int predicate) { return __any_sync(__activemask(), predicat
 __HK_FN int vote_all(int predicate) { return __all_sync(__activemask(), predicate); }
 }  // namespace __hk
 #define __ballot __hk::vote_ballot
+#define __ballot64 __hk::vote_ballot  // AMD's name for the 64-bit ballot
 #define __any __hk::vote_any
 #define __all __hk::vote_all
 
