@@ -194,6 +194,13 @@ VARIABLES: dict[str, Variable] = {
             "The C++ compiler the CPU platform uses.",
         ),
         Variable(
+            "HIPKIT_GPU_LAUNCH",
+            _choice("compiled", "bindings"),
+            "compiled",
+            "How the NVIDIA platform launches kernels: compiled (a small extension built "
+            "with HIPKIT_CXX on first use, the fastest) or bindings (cuda-bindings' call).",
+        ),
+        Variable(
             "HIPKIT_OPENBLAS",
             str,
             "",

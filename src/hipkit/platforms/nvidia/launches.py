@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import config
 from ..._errors import HipError
 from .._gpu import compiled_launch
 from .driver import describe, launch_entry, launch_error
@@ -37,7 +38,9 @@ class Launches:
         cuda-bindings, with the reason; decided at the first kernel looked up."""
         if not self._launch_path:
             entry = launch_entry(self._cu)
-            if entry:
+            if config.get("HIPKIT_GPU_LAUNCH") == "bindings":
+                self._launch_path = "through the bindings: HIPKIT_GPU_LAUNCH=bindings"
+            elif entry:
                 self._launch, self._launch_path = compiled_launch.launcher(entry, CU_LAUNCH_PARAMS)
             else:
                 self._launch_path = "through the bindings: the driver gives no cuLaunchKernel entry"
