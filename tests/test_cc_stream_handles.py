@@ -37,6 +37,9 @@ HANDLES = (
     + r"""
 __global__ void hold(volatile int* released) {
   while (*released == 0) {
+#ifndef __HIP_PLATFORM_NVIDIA__
+    __builtin_amdgcn_s_sleep(1);  // AMD code's wait-loop hint, a pause on the CPU
+#endif
   }
 }
 __global__ void affine(float* y, const float* x, float a, float b, int n) {

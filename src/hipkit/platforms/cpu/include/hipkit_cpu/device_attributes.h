@@ -125,6 +125,26 @@ typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeVendorSpecificBegin = 20000
 } hipDeviceAttribute_t;
 
+// HIP's feature macros of device code, which hipDeviceProp_t::arch repeats.  One pass
+// compiles a unit's host and device code here, so they hold in host code too.
+#define __HIP_ARCH_HAS_GLOBAL_INT32_ATOMICS__ 1
+#define __HIP_ARCH_HAS_GLOBAL_FLOAT_ATOMIC_EXCH__ 1
+#define __HIP_ARCH_HAS_SHARED_INT32_ATOMICS__ 1
+#define __HIP_ARCH_HAS_SHARED_FLOAT_ATOMIC_EXCH__ 1
+#define __HIP_ARCH_HAS_FLOAT_ATOMIC_ADD__ 1
+#define __HIP_ARCH_HAS_GLOBAL_INT64_ATOMICS__ 1
+#define __HIP_ARCH_HAS_SHARED_INT64_ATOMICS__ 1
+#define __HIP_ARCH_HAS_DOUBLES__ 1
+#define __HIP_ARCH_HAS_WARP_VOTE__ 1
+#define __HIP_ARCH_HAS_WARP_BALLOT__ 1
+#define __HIP_ARCH_HAS_WARP_SHUFFLE__ 1
+#define __HIP_ARCH_HAS_WARP_FUNNEL_SHIFT__ 1
+#define __HIP_ARCH_HAS_THREAD_FENCE_SYSTEM__ 1
+#define __HIP_ARCH_HAS_SYNC_THREAD_EXT__ 1
+#define __HIP_ARCH_HAS_SURFACE_FUNCS__ 1
+#define __HIP_ARCH_HAS_3DGRID__ 1
+#define __HIP_ARCH_HAS_DYNAMIC_PARALLEL__ 0
+
 namespace __hk {
 constexpr size_t kTextureAlignment = 256;       // of linear memory read through a texture
 constexpr size_t kTexturePitchAlignment = 256;  // of its rows

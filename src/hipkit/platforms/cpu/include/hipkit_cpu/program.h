@@ -235,11 +235,23 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->ipcEventSupported = 1;
   prop->singleToDoublePrecisionPerfRatio = 2;
   hipDeviceArch_t& arch = prop->arch;
-  arch.hasGlobalInt32Atomics = arch.hasGlobalFloatAtomicExch = arch.hasSharedInt32Atomics = 1;
-  arch.hasSharedFloatAtomicExch = arch.hasFloatAtomicAdd = arch.hasGlobalInt64Atomics = 1;
-  arch.hasSharedInt64Atomics = arch.hasDoubles = arch.hasWarpVote = arch.hasWarpBallot = 1;
-  arch.hasWarpShuffle = arch.hasFunnelShift = arch.hasThreadFenceSystem = 1;
-  arch.hasSyncThreadsExt = arch.has3dGrid = 1;
+  arch.hasGlobalInt32Atomics = __HIP_ARCH_HAS_GLOBAL_INT32_ATOMICS__;
+  arch.hasGlobalFloatAtomicExch = __HIP_ARCH_HAS_GLOBAL_FLOAT_ATOMIC_EXCH__;
+  arch.hasSharedInt32Atomics = __HIP_ARCH_HAS_SHARED_INT32_ATOMICS__;
+  arch.hasSharedFloatAtomicExch = __HIP_ARCH_HAS_SHARED_FLOAT_ATOMIC_EXCH__;
+  arch.hasFloatAtomicAdd = __HIP_ARCH_HAS_FLOAT_ATOMIC_ADD__;
+  arch.hasGlobalInt64Atomics = __HIP_ARCH_HAS_GLOBAL_INT64_ATOMICS__;
+  arch.hasSharedInt64Atomics = __HIP_ARCH_HAS_SHARED_INT64_ATOMICS__;
+  arch.hasDoubles = __HIP_ARCH_HAS_DOUBLES__;
+  arch.hasWarpVote = __HIP_ARCH_HAS_WARP_VOTE__;
+  arch.hasWarpBallot = __HIP_ARCH_HAS_WARP_BALLOT__;
+  arch.hasWarpShuffle = __HIP_ARCH_HAS_WARP_SHUFFLE__;
+  arch.hasFunnelShift = __HIP_ARCH_HAS_WARP_FUNNEL_SHIFT__;
+  arch.hasThreadFenceSystem = __HIP_ARCH_HAS_THREAD_FENCE_SYSTEM__;
+  arch.hasSyncThreadsExt = __HIP_ARCH_HAS_SYNC_THREAD_EXT__;
+  arch.hasSurfaceFuncs = __HIP_ARCH_HAS_SURFACE_FUNCS__;
+  arch.has3dGrid = __HIP_ARCH_HAS_3DGRID__;
+  arch.hasDynamicParallelism = __HIP_ARCH_HAS_DYNAMIC_PARALLEL__;
   return hipSuccess;
 }
 
