@@ -9,7 +9,8 @@ programs built by ``hipkit cc`` on the CPU, each checked here on its own:
 - HIP's ``__HIP_ARCH_HAS_*`` macros, which ``hipDeviceProp_t::arch`` repeats;
 - every hipError_t HIP has (the profiler's, the texture errors, the older names) with
   its name;
-- NULL given for a kernel (g++'s NULL is an integer) is hipErrorInvalidDeviceFunction.
+- NULL given for a kernel (g++'s NULL is an integer) is hipErrorInvalidDeviceFunction;
+- a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ PAIRS = [
     ("CooperativeLaunch", "cooperativeLaunch"),
     ("CooperativeMultiDeviceLaunch", "cooperativeMultiDeviceLaunch"),
     ("ManagedMemory", "managedMemory"),
+    ("IsLargeBar", "isLargeBar"),
     ("ConcurrentManagedAccess", "concurrentManagedAccess"),
     ("PageableMemoryAccessUsesHostPageTables", "pageableMemoryAccessUsesHostPageTables"),
     ("CooperativeMultiDeviceUnmatchedFunc", "cooperativeMultiDeviceUnmatchedFunc"),
@@ -185,6 +187,12 @@ int main() {
   EXPECT(hipGetLastError(), hipErrorInvalidDeviceFunction);
   CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 64, 0));
   printf("blocks %d\n", blocks);
+  // A PCI bus id cut short: what fits, and an error.
+  char id[32], cut[6];
+  CHECK(hipDeviceGetPCIBusId(id, sizeof(id), 0));
+  EXPECT(hipDeviceGetPCIBusId(cut, sizeof(cut), 0), hipErrorInvalidValue);
+  EXPECT(hipGetLastError(), hipErrorInvalidValue);
+  printf("cut %d %zu\n", strncmp(id, cut, sizeof(cut) - 1) == 0, strlen(cut));
   return 0;
 }
 """
@@ -210,4 +218,4 @@ def test_arch_macros_error_names_and_null_kernels(tmp_path):
         "400 hipErrorInvalidHandle",  # the older name of the same code
         "2 hipErrorOutOfMemory",
     ]
-    assert lines[7] == "blocks 1"
+    assert lines[7:] == ["blocks 1", "cut 1 5"]

@@ -203,6 +203,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->maxBlocksPerMultiProcessor = 1;
   prop->cooperativeLaunch = 1;  // grids of at most one block per worker (program_cooperative.h)
   prop->integrated = 1;  // the host's own memory
+  prop->isLargeBar = 1;  // and all of it visible to the host
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
   prop->unifiedAddressing = 1;

@@ -204,8 +204,9 @@ inline hipError_t hipDeviceGetPCIBusId(char* pci_bus_id, int len, int device) {
   __HK_API_CALL();
   if (pci_bus_id == nullptr || len <= 0) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
-  snprintf(pci_bus_id, size_t(len), "%04x:%02x:%02x.%x", 0, __hk::native(device), 0, 0);
-  return hipSuccess;
+  const int needed = snprintf(pci_bus_id, size_t(len), "%04x:%02x:%02x.%x", 0, __hk::native(device), 0, 0);
+  // Too short a buffer keeps what fits, and is an error, as HIP's.
+  return needed < len ? hipSuccess : __hk::result(hipErrorInvalidValue);
 }
 
 inline hipError_t hipDeviceGetByPCIBusId(int* device, const char* pci_bus_id) {
