@@ -149,7 +149,8 @@ def test_the_properties_compile_for_nvidia(tmp_path):
         "props.hip",
         "#include <hip/hip_runtime.h>\n"
         "int main() { hipDeviceProp_t p; hipGetDeviceProperties(&p, 0);\n"
-        "  return p.maxTexture3D[2] + p.maxSurface2D[0] + int(p.surfaceAlignment) + p.memoryPoolsSupported; }\n",
+        "  return p.maxTexture3D[2] + p.maxSurface2D[0] + int(p.surfaceAlignment) +\n"
+        "         p.memoryPoolsSupported; }\n",
     )
     build(tmp_path, "--platform", "nvidia", "-c", "props.hip")
     assert (tmp_path / "props.o").is_file()
@@ -204,7 +205,11 @@ def test_arch_macros_error_names_and_null_kernels(tmp_path):
     write(tmp_path, "names.hip", NAMES)
     build(tmp_path, "-o", "names", "names.hip")
     done = subprocess.run(
-        [str(tmp_path / "names")], capture_output=True, text=True, timeout=120, env=environment(HIPKIT_PLATFORM="cpu")
+        [str(tmp_path / "names")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment(HIPKIT_PLATFORM="cpu"),
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
