@@ -192,7 +192,9 @@ int main(int argc, char** argv) {
   bad.poolProps.location.type = hipMemLocationTypeInvalid;
   EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
   bad = alloc;
-  bad.poolProps.location.id = 99;
+  bad.poolProps.location.id = 99;  // HIP's answer, as hip-tests' hipGraphAddMemAllocNode has it
+  EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
+  bad.poolProps.location.id = -1;
   EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
   EXPECT(hipGraphAddMemFreeNode(&n, mg, nullptr, 0, y), hipErrorInvalidValue);
   EXPECT(hipGraphMemAllocNodeGetParams(nodes[1], &ap), hipErrorInvalidValue);

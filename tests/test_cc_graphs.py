@@ -169,7 +169,21 @@ int main(int argc, char** argv) {
   EXPECT(hipFreeAsync(x, s), hipErrorStreamCaptureUnsupported);  // memory no graph allocated
   EXPECT(hipStreamEndCapture(s, &bad), hipErrorStreamCaptureInvalidated);
   EXPECT(hipStreamBeginCapture(nullptr, hipStreamCaptureModeGlobal), hipErrorStreamCaptureUnsupported);
+  EXPECT(hipStreamBeginCapture(hipStreamLegacy, hipStreamCaptureModeGlobal),
+         hipErrorStreamCaptureUnsupported);
   EXPECT(hipStreamIsCapturing(s, nullptr), hipErrorInvalidValue);
+  // Asking the null stream while a blocking stream captures is an error; the capture goes on.
+  CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+  EXPECT(hipStreamIsCapturing(nullptr, &status), hipErrorStreamCaptureImplicit);
+  EXPECT(hipStreamGetCaptureInfo(hipStreamLegacy, &status, &id), hipErrorStreamCaptureImplicit);
+  CHECK(hipStreamIsCapturing(s, &status));
+  if (status != hipStreamCaptureStatusActive) {
+    fprintf(stderr, "the capture did not go on\n");
+    return 1;
+  }
+  CHECK(hipStreamEndCapture(s, &bad));
+  CHECK(hipGraphDestroy(bad));
+  CHECK(hipStreamIsCapturing(nullptr, &status));
 
   // Fork and join through events; an unjoined fork.
   hipEvent_t fork, join;

@@ -34,6 +34,8 @@ def test_cuda_errors_keep_hip_numbering():
     assert hip_code(715) == hipError_t.hipErrorLaunchFailure  # CUDA_ERROR_ILLEGAL_INSTRUCTION
     assert hip_code(222) == hipError_t.hipErrorInvalidKernelFile  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION
     assert hip_code(912) == hipError_t.hipErrorUnknown  # CUDA_ERROR_INVALID_CLUSTER_SIZE: none in HIP
+    # HIP gives 911 and 912 to its texture errors: the CUDA errors of those numbers are not them.
+    assert hip_code(911) == hipError_t.hipErrorUnknown  # CUDA_ERROR_EXTERNAL_DEVICE
 
 
 def test_default_platform_is_the_gpu_when_usable():

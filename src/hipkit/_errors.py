@@ -13,6 +13,10 @@ class hipError_t(enum.IntEnum):  # HIP's own name
     hipErrorOutOfMemory = 2
     hipErrorNotInitialized = 3
     hipErrorDeinitialized = 4
+    hipErrorProfilerDisabled = 5
+    hipErrorProfilerNotInitialized = 6
+    hipErrorProfilerAlreadyStarted = 7
+    hipErrorProfilerAlreadyStopped = 8
     hipErrorInvalidConfiguration = 9
     hipErrorInvalidPitchValue = 12
     hipErrorInvalidSymbol = 13
@@ -74,9 +78,16 @@ class hipError_t(enum.IntEnum):  # HIP's own name
     hipErrorCapturedEvent = 907
     hipErrorStreamCaptureWrongThread = 908
     hipErrorGraphExecUpdateFailure = 910
+    hipErrorInvalidChannelDescriptor = 911
+    hipErrorInvalidTexture = 912
     hipErrorUnknown = 999
     hipErrorRuntimeMemory = 1052
     hipErrorRuntimeOther = 1053
+    # HIP's older names of the same codes (aliases: a code's name is the one above).
+    hipErrorMemoryAllocation = 2
+    hipErrorInitializationError = 3
+    hipErrorMapBufferObjectFailed = 205
+    hipErrorInvalidResourceHandle = 400
 
 
 # hipGetErrorString's messages (as the HIP runtime words them).
@@ -86,6 +97,10 @@ _MESSAGES = {
     2: "out of memory",
     3: "initialization error",
     4: "driver shutting down",
+    5: "profiler disabled while using external profiling tool",
+    6: "profiler is not initialized",
+    7: "profiler already started",
+    8: "profiler already stopped",
     9: "invalid configuration argument",
     12: "invalid pitch argument",
     13: "invalid device symbol",
@@ -121,6 +136,8 @@ _MESSAGES = {
     719: "unspecified launch failure",
     720: "too many blocks in cooperative launch",
     801: "operation not supported",
+    911: "invalid channel descriptor",
+    912: "invalid texture",
     999: "unknown error",
 }
 

@@ -256,6 +256,7 @@ def _c_string(text: str) -> str:
 
 def render_portable_errors() -> str:
     codes = sorted(_errors.hipError_t, key=int)
+    aliases = [(n, c) for n, c in _errors.hipError_t.__members__.items() if n != c.name]
     rows = [f"  X({e.name}, {int(e)}, {_c_string(_errors.error_string(int(e)))})" for e in codes]
     width = max(len(row) for row in rows) + 1
     lines = [
@@ -271,8 +272,12 @@ def render_portable_errors() -> str:
     lines += [row.ljust(width) + "\\" for row in rows[:-1]] + rows[-1:]
     lines += [
         "",
+        "// HIP's older names of some codes follow the codes' own.",
         "#define __HK_ENUMERATOR(name, value, text) name = value,",
-        "typedef enum hipError_t { __HK_HIP_ERRORS(__HK_ENUMERATOR) } hipError_t;",
+        "typedef enum hipError_t {",
+        "  __HK_HIP_ERRORS(__HK_ENUMERATOR)",
+        *(f"  {alias} = {code.name}," for alias, code in aliases),
+        "} hipError_t;",
         "#undef __HK_ENUMERATOR",
         "",
         "// hipGetErrorName's answer: the enumerator's name; hipErrorUnknown for a number HIP does",
@@ -310,16 +315,16 @@ def render_errors() -> str:
     ]
     others = sorted(CUDA_TO_HIP.items())
     lines += [
-        "// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's",
-        "// numbering), else HIP's code for the same failure, else hipErrorUnknown.",
+        "// A CUDA error as HIP's: the same number where HIP has it with the same meaning",
+        "// (HIP took CUDA's numbering), else HIP's code for the same failure, else",
+        "// hipErrorUnknown.",
         "inline hipError_t __hk_hip_error(int error) {",
-        "#define __HK_SAME(name, value, text) case value:",
         "  switch (error) {",
-        "    __HK_HIP_ERRORS(__HK_SAME)",
-        "      return static_cast<hipError_t>(error);",
     ]
+    lines += [f"    case {int(e)}:" for e in sorted(_errors.hipError_t, key=int) if int(e) not in CUDA_TO_HIP]
+    lines += ["      return static_cast<hipError_t>(error);"]
     lines += [f"    case {cuda}: return {_errors.hipError_t(hip).name};" for cuda, hip in others]
-    lines += ["    default: return hipErrorUnknown;", "  }", "#undef __HK_SAME", "}", ""]
+    lines += ["    default: return hipErrorUnknown;", "  }", "}", ""]
     lines += [
         "// The CUDA runtime's errors and the driver's (the module API's), as HIP's.",
         "inline hipError_t hipCUDAErrorTohipError(cudaError_t error) {",

@@ -26,14 +26,18 @@ CUDA_TO_HIP = {
     717: 719,  # CUDA_ERROR_INVALID_ADDRESS_SPACE
     718: 719,  # CUDA_ERROR_INVALID_PC
     800: 801,  # CUDA_ERROR_NOT_PERMITTED -> hipErrorNotSupported
+    # Numbers HIP gives other meanings (its texture errors):
+    911: 999,  # CUDA_ERROR_EXTERNAL_DEVICE -> hipErrorUnknown
+    912: 999,  # CUDA_ERROR_INVALID_CLUSTER_SIZE -> hipErrorUnknown
 }
 _HIP_CODES = frozenset(int(e) for e in hipError_t)
 
 
 def hip_code(cuda_code: int) -> int:
     """The hipError_t for a CUresult: the same number where HIP has it (HIP took
-    CUDA's numbering), else HIP's name for the same failure, else hipErrorUnknown."""
-    if cuda_code in _HIP_CODES:
+    CUDA's numbering) unless CUDA_TO_HIP maps it, else HIP's name for the same failure,
+    else hipErrorUnknown."""
+    if cuda_code in _HIP_CODES and cuda_code not in CUDA_TO_HIP:
         return cuda_code
     return CUDA_TO_HIP.get(cuda_code, hipError_t.hipErrorUnknown)
 

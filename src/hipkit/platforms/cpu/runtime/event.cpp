@@ -12,8 +12,12 @@ int hkrt_event_create(int index, hkrt_event** out, unsigned int flags) {
   Device* device = nullptr;
   if (int error = device_get(index, &device)) return error;
   if (out == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "event create: NULL output");
-  if ((flags & ~(HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING | HKRT_EVENT_INTERPROCESS)) != 0)
+  constexpr unsigned kKnown = HKRT_EVENT_BLOCKING_SYNC | HKRT_EVENT_DISABLE_TIMING |
+                              HKRT_EVENT_INTERPROCESS | HKRT_EVENT_FENCE_SCOPES;
+  if ((flags & ~kKnown) != 0)
     return fail(HKRT_ERROR_INVALID_VALUE, "unsupported event flags 0x%x", flags);
+  if ((flags & HKRT_EVENT_RELEASE_TO_DEVICE) && (flags & HKRT_EVENT_RELEASE_TO_SYSTEM))
+    return fail(HKRT_ERROR_INVALID_VALUE, "an event releases to the device or to the system, not both");
   if (int error = sticky_check(device)) return error;
   auto* event = new Event;
   event->device = device;

@@ -108,6 +108,20 @@ int check_deps(const Graph* graph, hkrt_graph_node* const* deps, size_t count,
 
 bool capture_any() { return active_count.load(std::memory_order_relaxed) != 0; }
 
+namespace {
+
+// The capture that work on the null stream `s` would wait for (a blocking stream of
+// its device captures), under the lock; null if none, or if `s` is no null stream.
+Capture* implicit_capture_locked(Stream* s) {
+  if (!stream_is_null(s)) return nullptr;
+  for (Capture* c : active)
+    for (Stream* t : c->streams)
+      if (stream_device(t) == stream_device(s) && stream_is_blocking(t)) return c;
+  return nullptr;
+}
+
+}  // namespace
+
 int capture_admit(Stream* s, unsigned what) {
   if (!capture_any()) return HKRT_SUCCESS;
   auto lock = graph_lock();
@@ -135,15 +149,11 @@ int capture_admit(Stream* s, unsigned what) {
     return HKRT_SUCCESS;
   }
   // The null stream would wait for a capturing blocking stream of its device.
-  if (!stream_is_null(s)) return HKRT_SUCCESS;
-  for (Capture* c : active) {
-    for (Stream* t : c->streams) {
-      if (stream_device(t) != stream_device(s) || !stream_is_blocking(t)) continue;
-      c->invalidated = true;
-      return fail(HKRT_ERROR_STREAM_CAPTURE_IMPLICIT,
-                  "the null stream, while a blocking stream of its device captures "
-                  "(capture invalidated)");
-    }
+  if (Capture* c = implicit_capture_locked(s)) {
+    c->invalidated = true;
+    return fail(HKRT_ERROR_STREAM_CAPTURE_IMPLICIT,
+                "the null stream, while a blocking stream of its device captures "
+                "(capture invalidated)");
   }
   return HKRT_SUCCESS;
 }
@@ -311,10 +321,10 @@ int hkrt_stream_begin_capture_to_graph(int index, hkrt_stream* handle, hkrt_grap
   if (int error = device_get(index, &device)) return error;
   if (mode < kGlobal || mode > kRelaxed)
     return fail(HKRT_ERROR_INVALID_VALUE, "begin capture: unknown mode %d", mode);
-  if (handle == nullptr)
-    return fail(HKRT_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the null stream cannot capture");
   Stream* s = nullptr;
   if (int error = stream_get(device, handle, &s)) return error;
+  if (stream_is_null(s))  // NULL or hipStreamLegacy
+    return fail(HKRT_ERROR_STREAM_CAPTURE_UNSUPPORTED, "the null stream cannot capture");
   auto lock = graph_lock();
   CapturePoint& point = stream_capture_point(s);
   if (point.capture != nullptr)
@@ -418,6 +428,11 @@ int hkrt_stream_get_capture_info(int index, hkrt_stream* handle, int* status,
   Stream* s = nullptr;
   if (int error = stream_get(device, handle, &s)) return error;
   auto lock = graph_lock();
+  // Asking the null stream while it may not be used: an error, as HIP's (the capture
+  // goes on).
+  if (implicit_capture_locked(s) != nullptr)
+    return fail(HKRT_ERROR_STREAM_CAPTURE_IMPLICIT,
+                "capture info of the null stream while a blocking stream of its device captures");
   const CapturePoint& point = stream_capture_point(s);
   *status = point.capture == nullptr ? 0 : point.capture->invalidated ? 2 : 1;
   if (point.capture == nullptr) return HKRT_SUCCESS;

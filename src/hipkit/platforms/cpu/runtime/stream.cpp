@@ -11,6 +11,8 @@
 // stream never polls another.
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "internal.h"
 #include "stream_types.h"
@@ -66,10 +68,51 @@ hkrt_stream* handle_of(Stream* stream) { return is_null(stream) ? nullptr : stre
 
 }  // namespace
 
+namespace {
+
+// The calling thread's per-thread default stream of each device (hipStreamPerThread):
+// a blocking stream made at its first use, destroyed when the thread ends.  A
+// device's reset destroys it with the device's other streams: the id tells a
+// stream made since at the same address from it.
+struct PerThreadStreams {
+  std::vector<std::pair<Stream*, uint64_t>> of;  // by device index
+  ~PerThreadStreams() {
+    for (const auto& [stream, id] : of) {
+      bool alive = false;
+      {
+        std::lock_guard<Mutex> lock(scheduler_mutex);
+        alive = stream != nullptr && streams.count(stream) != 0 && stream->id == id;
+      }
+      if (alive) hkrt_stream_destroy(stream);
+    }
+  }
+};
+thread_local PerThreadStreams per_thread;
+
+Stream* per_thread_stream_locked(Device* device) {
+  if (per_thread.of.size() <= size_t(device->index)) per_thread.of.resize(size_t(device->index) + 1);
+  auto& [stream, id] = per_thread.of[size_t(device->index)];
+  if (stream != nullptr && streams.count(stream) != 0 && stream->id == id) return stream;
+  stream = new Stream;
+  stream->device = device;
+  stream->id = id = next_stream_id();
+  streams.insert(stream);
+  device->streams.insert(stream);
+  return stream;
+}
+
+}  // namespace
+
 // A stream's handle under the lock: stream_get's check.
 int stream_get_locked(Device* device, hkrt_stream* handle, Stream** out) {
-  if (handle == nullptr) {
+  if (handle == nullptr || handle == HKRT_STREAM_LEGACY) {
+    if (device == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "not a stream of its own: the NULL stream");
     *out = device->null_stream;
+    return HKRT_SUCCESS;
+  }
+  if (handle == HKRT_STREAM_PER_THREAD) {
+    if (device == nullptr) return fail(HKRT_ERROR_INVALID_HANDLE, "not a stream of its own: hipStreamPerThread");
+    *out = per_thread_stream_locked(device);
     return HKRT_SUCCESS;
   }
   if (streams.count(as_stream(handle)) == 0)
@@ -186,7 +229,8 @@ void run_ready(ReadyList& ready) {
 }
 
 int stream_get(Device* device, hkrt_stream* handle, Stream** out) {
-  if (handle == nullptr) {  // no lock: a device's null stream lives as long as the process
+  // No lock: a device's null stream lives as long as the process.
+  if (device != nullptr && (handle == nullptr || handle == HKRT_STREAM_LEGACY)) {
     *out = device->null_stream;
     return HKRT_SUCCESS;
   }

@@ -25,10 +25,12 @@ typedef struct hipDeviceArch_t {
   unsigned hasDynamicParallelism : 1;
 } hipDeviceArch_t;
 
-// hipDeviceProp_t with the fields programs read, by HIP's names and types.
+// hipDeviceProp_t: HIP's fields, names, types and order (ROCm 6's layout).
 typedef struct hipDeviceProp_t {
   char name[256];
   hipUUID uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
   size_t totalGlobalMem;
   size_t sharedMemPerBlock;
   int regsPerBlock;
@@ -49,6 +51,27 @@ typedef struct hipDeviceProp_t {
   int integrated;
   int canMapHostMemory;
   int computeMode;
+  int maxTexture1D;
+  int maxTexture1DMipmap;
+  int maxTexture1DLinear;
+  int maxTexture2D[2];
+  int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3];
+  int maxTexture2DGather[2];
+  int maxTexture3D[3];
+  int maxTexture3DAlt[3];
+  int maxTextureCubemap;
+  int maxTexture1DLayered[2];
+  int maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2];
+  int maxSurface1D;
+  int maxSurface2D[2];
+  int maxSurface3D[3];
+  int maxSurface1DLayered[2];
+  int maxSurface2DLayered[3];
+  int maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
   int concurrentKernels;
   int ECCEnabled;
   int pciBusID;
@@ -85,10 +108,30 @@ typedef struct hipDeviceProp_t {
   int accessPolicyMaxWindowSize;
   size_t reservedSharedMemPerBlock;
   int hostRegisterSupported;
+  int sparseHipArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingHipArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
+  int reserved[63];
+  int hipReserved[32];
   char gcnArchName[256];
   size_t maxSharedMemoryPerMultiProcessor;
   int clockInstructionRate;  // kHz
   hipDeviceArch_t arch;
+  unsigned int* hdpMemFlushCntl;  // AMD's registers: null where there are none
+  unsigned int* hdpRegFlushCntl;
+  int cooperativeMultiDeviceUnmatchedFunc;
+  int cooperativeMultiDeviceUnmatchedGridDim;
+  int cooperativeMultiDeviceUnmatchedBlockDim;
+  int cooperativeMultiDeviceUnmatchedSharedMem;
   int isLargeBar;
   int asicRevision;
 } hipDeviceProp_t;

@@ -7,12 +7,84 @@
 inline const char* hipGetErrorName(hipError_t error) { return __hk_error_name(error); }
 inline const char* hipGetErrorString(hipError_t error) { return __hk_error_string(error); }
 
-// A CUDA error as HIP's: the same number where HIP has it (HIP took CUDA's
-// numbering), else HIP's code for the same failure, else hipErrorUnknown.
+// A CUDA error as HIP's: the same number where HIP has it with the same meaning
+// (HIP took CUDA's numbering), else HIP's code for the same failure, else
+// hipErrorUnknown.
 inline hipError_t __hk_hip_error(int error) {
-#define __HK_SAME(name, value, text) case value:
   switch (error) {
-    __HK_HIP_ERRORS(__HK_SAME)
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+    case 9:
+    case 12:
+    case 13:
+    case 17:
+    case 21:
+    case 35:
+    case 52:
+    case 53:
+    case 98:
+    case 100:
+    case 101:
+    case 200:
+    case 201:
+    case 202:
+    case 205:
+    case 206:
+    case 207:
+    case 208:
+    case 209:
+    case 210:
+    case 211:
+    case 212:
+    case 213:
+    case 214:
+    case 215:
+    case 216:
+    case 217:
+    case 218:
+    case 219:
+    case 300:
+    case 301:
+    case 302:
+    case 303:
+    case 304:
+    case 400:
+    case 401:
+    case 500:
+    case 600:
+    case 700:
+    case 701:
+    case 702:
+    case 704:
+    case 705:
+    case 708:
+    case 709:
+    case 710:
+    case 712:
+    case 713:
+    case 719:
+    case 720:
+    case 801:
+    case 900:
+    case 901:
+    case 902:
+    case 903:
+    case 904:
+    case 905:
+    case 906:
+    case 907:
+    case 908:
+    case 910:
+    case 999:
+    case 1052:
+    case 1053:
       return static_cast<hipError_t>(error);
     case 34: return hipErrorInsufficientDriver;
     case 46: return hipErrorNoDevice;
@@ -24,9 +96,10 @@ inline hipError_t __hk_hip_error(int error) {
     case 717: return hipErrorLaunchFailure;
     case 718: return hipErrorLaunchFailure;
     case 800: return hipErrorNotSupported;
+    case 911: return hipErrorUnknown;
+    case 912: return hipErrorUnknown;
     default: return hipErrorUnknown;
   }
-#undef __HK_SAME
 }
 
 // The CUDA runtime's errors and the driver's (the module API's), as HIP's.

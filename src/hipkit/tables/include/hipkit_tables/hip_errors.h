@@ -11,6 +11,10 @@
   X(hipErrorOutOfMemory, 2, "out of memory")                                                      \
   X(hipErrorNotInitialized, 3, "initialization error")                                            \
   X(hipErrorDeinitialized, 4, "driver shutting down")                                             \
+  X(hipErrorProfilerDisabled, 5, "profiler disabled while using external profiling tool")         \
+  X(hipErrorProfilerNotInitialized, 6, "profiler is not initialized")                             \
+  X(hipErrorProfilerAlreadyStarted, 7, "profiler already started")                                \
+  X(hipErrorProfilerAlreadyStopped, 8, "profiler already stopped")                                \
   X(hipErrorInvalidConfiguration, 9, "invalid configuration argument")                            \
   X(hipErrorInvalidPitchValue, 12, "invalid pitch argument")                                      \
   X(hipErrorInvalidSymbol, 13, "invalid device symbol")                                           \
@@ -72,12 +76,21 @@
   X(hipErrorCapturedEvent, 907, "unknown error")                                                  \
   X(hipErrorStreamCaptureWrongThread, 908, "unknown error")                                       \
   X(hipErrorGraphExecUpdateFailure, 910, "unknown error")                                         \
+  X(hipErrorInvalidChannelDescriptor, 911, "invalid channel descriptor")                          \
+  X(hipErrorInvalidTexture, 912, "invalid texture")                                               \
   X(hipErrorUnknown, 999, "unknown error")                                                        \
   X(hipErrorRuntimeMemory, 1052, "unknown error")                                                 \
   X(hipErrorRuntimeOther, 1053, "unknown error")
 
+// HIP's older names of some codes follow the codes' own.
 #define __HK_ENUMERATOR(name, value, text) name = value,
-typedef enum hipError_t { __HK_HIP_ERRORS(__HK_ENUMERATOR) } hipError_t;
+typedef enum hipError_t {
+  __HK_HIP_ERRORS(__HK_ENUMERATOR)
+  hipErrorMemoryAllocation = hipErrorOutOfMemory,
+  hipErrorInitializationError = hipErrorNotInitialized,
+  hipErrorMapBufferObjectFailed = hipErrorMapFailed,
+  hipErrorInvalidResourceHandle = hipErrorInvalidHandle,
+} hipError_t;
 #undef __HK_ENUMERATOR
 
 // hipGetErrorName's answer: the enumerator's name; hipErrorUnknown for a number HIP does

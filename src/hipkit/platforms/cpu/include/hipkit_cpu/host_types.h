@@ -21,29 +21,7 @@ typedef enum hipMemcpyKind {
   hipMemcpyDefault = HKRT_MEMCPY_DEFAULT
 } hipMemcpyKind;
 
-// The attributes hipDeviceGetAttribute answers (ROCm >= 5 numbering, as
-// hipkit.hip.hipDeviceAttribute_t).
-typedef enum hipDeviceAttribute_t {
-  hipDeviceAttributeClockRate = 5,
-  hipDeviceAttributeCooperativeLaunch = 10,
-  hipDeviceAttributeCooperativeMultiDeviceLaunch = 11,
-  hipDeviceAttributeL2CacheSize = 19,
-  hipDeviceAttributeComputeCapabilityMajor = 23,
-  hipDeviceAttributeMaxBlockDimX = 26,
-  hipDeviceAttributeMaxBlockDimY = 27,
-  hipDeviceAttributeMaxBlockDimZ = 28,
-  hipDeviceAttributeMaxGridDimX = 29,
-  hipDeviceAttributeMaxGridDimY = 30,
-  hipDeviceAttributeMaxGridDimZ = 31,
-  hipDeviceAttributeMaxThreadsPerBlock = 56,
-  hipDeviceAttributeComputeCapabilityMinor = 61,
-  hipDeviceAttributeMultiprocessorCount = 63,
-  hipDeviceAttributeMaxRegistersPerBlock = 71,
-  hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
-  hipDeviceAttributeTotalConstantMemory = 83,
-  hipDeviceAttributeTotalGlobalMem = 84,
-  hipDeviceAttributeWarpSize = 87
-} hipDeviceAttribute_t;
+#include "device_attributes.h"
 
 typedef enum hipFuncAttribute {
   hipFuncAttributeMaxDynamicSharedMemorySize = 8,
@@ -87,6 +65,9 @@ typedef enum hipMemoryType {
 #define hipEventBlockingSync 0x1
 #define hipEventDisableTiming 0x2
 #define hipEventInterprocess 0x4
+#define hipEventDisableSystemFence HKRT_EVENT_DISABLE_SYSTEM_FENCE
+#define hipEventReleaseToDevice HKRT_EVENT_RELEASE_TO_DEVICE
+#define hipEventReleaseToSystem HKRT_EVENT_RELEASE_TO_SYSTEM
 #define hipHostMallocDefault 0x0
 #define hipHostMallocPortable 0x1
 #define hipHostMallocMapped 0x2
@@ -114,6 +95,8 @@ typedef enum hipMemoryType {
 #define hipArrayDefault 0x00
 
 typedef hkrt_stream* hipStream_t;
+#define hipStreamLegacy ((hipStream_t)HKRT_STREAM_LEGACY)
+#define hipStreamPerThread ((hipStream_t)HKRT_STREAM_PER_THREAD)
 typedef hkrt_event* hipEvent_t;
 typedef int hipDevice_t;
 // hipLaunchHostFunc's function and hipStreamAddCallback's callback.

@@ -203,6 +203,7 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->maxBlocksPerMultiProcessor = 1;
   prop->cooperativeLaunch = 1;  // grids of at most one block per worker (program_cooperative.h)
   prop->integrated = 1;  // the host's own memory
+  prop->isLargeBar = 1;  // and all of it visible to the host
   prop->canMapHostMemory = 1;
   prop->concurrentKernels = 1;
   prop->unifiedAddressing = 1;
@@ -215,47 +216,43 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   prop->hostNativeAtomicSupported = 1;
   prop->hostRegisterSupported = 1;
   prop->computeMode = hipComputeModeDefault;
-  prop->textureAlignment = 256;
-  prop->texturePitchAlignment = 256;
+  prop->textureAlignment = prop->surfaceAlignment = __hk::kTextureAlignment;
+  prop->texturePitchAlignment = __hk::kTexturePitchAlignment;
+  // What the CPU's arrays take; no cube maps, no mipmap sampling (zero).
+  const int extent = int(__hk::kMaxArrayExtent), depth = int(__hk::kMaxArrayDepth);
+  prop->maxTexture1D = prop->maxSurface1D = extent;
+  prop->maxTexture1DLinear = int(__hk::kMaxTexture1DLinear);
+  for (int i = 0; i < 2; ++i) {
+    prop->maxTexture2D[i] = prop->maxTexture2DGather[i] = prop->maxSurface2D[i] = extent;
+    prop->maxTexture2DLinear[i] = int(__hk::kMaxTexture2DLinear);
+  }
+  prop->maxTexture2DLinear[2] = int(__hk::kMaxTexture2DLinear);  // its pitch in bytes
+  for (int i = 0; i < 3; ++i)
+    prop->maxTexture3D[i] = prop->maxSurface3D[i] = prop->maxTexture2DLayered[i] =
+        prop->maxSurface2DLayered[i] = i < 2 ? extent : depth;
+  prop->maxTexture1DLayered[0] = prop->maxSurface1DLayered[0] = extent;
+  prop->maxTexture1DLayered[1] = prop->maxSurface1DLayered[1] = depth;
+  prop->memoryPoolsSupported = 1;
+  prop->ipcEventSupported = 1;
   prop->singleToDoublePrecisionPerfRatio = 2;
   hipDeviceArch_t& arch = prop->arch;
-  arch.hasGlobalInt32Atomics = arch.hasGlobalFloatAtomicExch = arch.hasSharedInt32Atomics = 1;
-  arch.hasSharedFloatAtomicExch = arch.hasFloatAtomicAdd = arch.hasGlobalInt64Atomics = 1;
-  arch.hasSharedInt64Atomics = arch.hasDoubles = arch.hasWarpVote = arch.hasWarpBallot = 1;
-  arch.hasWarpShuffle = arch.hasFunnelShift = arch.hasThreadFenceSystem = 1;
-  arch.hasSyncThreadsExt = arch.has3dGrid = 1;
-  return hipSuccess;
-}
-
-inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
-  __HK_API_CALL();
-  if (value == nullptr) return __hk::result(hipErrorInvalidValue);
-  hipDeviceProp_t p;
-  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
-  switch (attribute) {
-    case hipDeviceAttributeClockRate: *value = p.clockRate; break;
-    case hipDeviceAttributeL2CacheSize: *value = p.l2CacheSize; break;
-    case hipDeviceAttributeComputeCapabilityMajor: *value = p.major; break;
-    case hipDeviceAttributeComputeCapabilityMinor: *value = p.minor; break;
-    case hipDeviceAttributeMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case hipDeviceAttributeMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case hipDeviceAttributeMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case hipDeviceAttributeMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case hipDeviceAttributeMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case hipDeviceAttributeMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case hipDeviceAttributeMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case hipDeviceAttributeMultiprocessorCount: *value = p.multiProcessorCount; break;
-    case hipDeviceAttributeMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
-    case hipDeviceAttributeTotalConstantMemory: *value = int(p.totalConstMem); break;
-    case hipDeviceAttributeTotalGlobalMem:  // an int cannot hold it: saturate
-      *value = p.totalGlobalMem > size_t(INT32_MAX) ? INT32_MAX : int(p.totalGlobalMem);
-      break;
-    case hipDeviceAttributeWarpSize: *value = p.warpSize; break;
-    case hipDeviceAttributeCooperativeLaunch: *value = p.cooperativeLaunch; break;
-    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *value = p.cooperativeMultiDeviceLaunch; break;
-    default: return __hk::result(hipErrorInvalidValue);
-  }
+  arch.hasGlobalInt32Atomics = __HIP_ARCH_HAS_GLOBAL_INT32_ATOMICS__;
+  arch.hasGlobalFloatAtomicExch = __HIP_ARCH_HAS_GLOBAL_FLOAT_ATOMIC_EXCH__;
+  arch.hasSharedInt32Atomics = __HIP_ARCH_HAS_SHARED_INT32_ATOMICS__;
+  arch.hasSharedFloatAtomicExch = __HIP_ARCH_HAS_SHARED_FLOAT_ATOMIC_EXCH__;
+  arch.hasFloatAtomicAdd = __HIP_ARCH_HAS_FLOAT_ATOMIC_ADD__;
+  arch.hasGlobalInt64Atomics = __HIP_ARCH_HAS_GLOBAL_INT64_ATOMICS__;
+  arch.hasSharedInt64Atomics = __HIP_ARCH_HAS_SHARED_INT64_ATOMICS__;
+  arch.hasDoubles = __HIP_ARCH_HAS_DOUBLES__;
+  arch.hasWarpVote = __HIP_ARCH_HAS_WARP_VOTE__;
+  arch.hasWarpBallot = __HIP_ARCH_HAS_WARP_BALLOT__;
+  arch.hasWarpShuffle = __HIP_ARCH_HAS_WARP_SHUFFLE__;
+  arch.hasFunnelShift = __HIP_ARCH_HAS_WARP_FUNNEL_SHIFT__;
+  arch.hasThreadFenceSystem = __HIP_ARCH_HAS_THREAD_FENCE_SYSTEM__;
+  arch.hasSyncThreadsExt = __HIP_ARCH_HAS_SYNC_THREAD_EXT__;
+  arch.hasSurfaceFuncs = __HIP_ARCH_HAS_SURFACE_FUNCS__;
+  arch.has3dGrid = __HIP_ARCH_HAS_3DGRID__;
+  arch.hasDynamicParallelism = __HIP_ARCH_HAS_DYNAMIC_PARALLEL__;
   return hipSuccess;
 }
 

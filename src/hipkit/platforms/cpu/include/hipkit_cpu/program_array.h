@@ -87,7 +87,7 @@ inline hipError_t make_array(hipArray_t* out, const hipChannelFormatDesc* desc, 
     return result(hipErrorInvalidValue);
   if (width == 0 || (depth > 0 && height == 0 && !(flags & hipArrayLayered)) ||
       (flags & ~kArrayFlags) || ((flags & hipArrayLayered) && depth == 0) ||
-      width > 65536 || height > 65536 || depth > 16384)
+      width > kMaxArrayExtent || height > kMaxArrayExtent || depth > kMaxArrayDepth)
     return result(hipErrorInvalidValue);
   if (flags & hipArrayCubemap) return result(hipErrorNotSupported);
   const size_t element = size_t(channels) * size_t(bits / 8);

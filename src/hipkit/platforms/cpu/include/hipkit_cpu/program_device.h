@@ -63,12 +63,150 @@ inline bool parse_pci_bus_id(const char* text, unsigned* domain, unsigned* bus, 
 
 }  // namespace __hk
 
+// hipDeviceGetAttribute: hipDeviceProp_t's field where it has one (0 for what the
+// CPU lacks: cube maps, mipmap sampling, pool handle types, launches across
+// devices); the attributes of CUDA alone (LUIDs, the alternate 3-D limits) are
+// hipErrorInvalidValue, as an unknown attribute is.
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
+  __HK_API_CALL();
+  if (value == nullptr) return __hk::result(hipErrorInvalidValue);
+  hipDeviceProp_t p;
+  if (hipError_t code = hipGetDeviceProperties(&p, device)) return code;
+  const auto saturated = [](size_t n) { return n > size_t(INT32_MAX) ? INT32_MAX : int(n); };
+  switch (attribute) {
+    case hipDeviceAttributeEccEnabled: *value = p.ECCEnabled; break;
+    case hipDeviceAttributeAccessPolicyMaxWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+    case hipDeviceAttributeAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case hipDeviceAttributeCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case hipDeviceAttributeCanUseHostPointerForRegisteredMem:
+      *value = p.canUseHostPointerForRegisteredMem;
+      break;
+    case hipDeviceAttributeClockRate: *value = p.clockRate; break;
+    case hipDeviceAttributeComputeMode: *value = p.computeMode; break;
+    case hipDeviceAttributeComputePreemptionSupported: *value = p.computePreemptionSupported; break;
+    case hipDeviceAttributeConcurrentKernels: *value = p.concurrentKernels; break;
+    case hipDeviceAttributeConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case hipDeviceAttributeCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *value = p.cooperativeMultiDeviceLaunch; break;
+    case hipDeviceAttributeDeviceOverlap: *value = p.deviceOverlap; break;
+    case hipDeviceAttributeDirectManagedMemAccessFromHost: *value = p.directManagedMemAccessFromHost; break;
+    case hipDeviceAttributeGlobalL1CacheSupported: *value = p.globalL1CacheSupported; break;
+    case hipDeviceAttributeHostNativeAtomicSupported: *value = p.hostNativeAtomicSupported; break;
+    case hipDeviceAttributeIntegrated: *value = p.integrated; break;
+    case hipDeviceAttributeIsMultiGpuBoard: *value = p.isMultiGpuBoard; break;
+    case hipDeviceAttributeKernelExecTimeout: *value = p.kernelExecTimeoutEnabled; break;
+    case hipDeviceAttributeL2CacheSize: *value = p.l2CacheSize; break;
+    case hipDeviceAttributeLocalL1CacheSupported: *value = p.localL1CacheSupported; break;
+    case hipDeviceAttributeComputeCapabilityMajor: *value = p.major; break;
+    case hipDeviceAttributeManagedMemory: *value = p.managedMemory; break;
+    case hipDeviceAttributeMaxBlocksPerMultiProcessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case hipDeviceAttributeMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case hipDeviceAttributeMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case hipDeviceAttributeMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case hipDeviceAttributeMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case hipDeviceAttributeMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case hipDeviceAttributeMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case hipDeviceAttributeMaxSurface1D: *value = p.maxSurface1D; break;
+    case hipDeviceAttributeMaxSurface1DLayered: *value = p.maxSurface1DLayered[0]; break;
+    case hipDeviceAttributeMaxSurface2D: *value = p.maxSurface2D[0]; break;
+    case hipDeviceAttributeMaxSurface2DLayered: *value = p.maxSurface2DLayered[0]; break;
+    case hipDeviceAttributeMaxSurface3D: *value = p.maxSurface3D[0]; break;
+    case hipDeviceAttributeMaxSurfaceCubemap: *value = p.maxSurfaceCubemap; break;
+    case hipDeviceAttributeMaxSurfaceCubemapLayered: *value = p.maxSurfaceCubemapLayered[0]; break;
+    case hipDeviceAttributeMaxTexture1DWidth: *value = p.maxTexture1D; break;
+    case hipDeviceAttributeMaxTexture1DLayered: *value = p.maxTexture1DLayered[0]; break;
+    case hipDeviceAttributeMaxTexture1DLinear: *value = p.maxTexture1DLinear; break;
+    case hipDeviceAttributeMaxTexture1DMipmap: *value = p.maxTexture1DMipmap; break;
+    case hipDeviceAttributeMaxTexture2DWidth: *value = p.maxTexture2D[0]; break;
+    case hipDeviceAttributeMaxTexture2DHeight: *value = p.maxTexture2D[1]; break;
+    case hipDeviceAttributeMaxTexture2DGather: *value = p.maxTexture2DGather[0]; break;
+    case hipDeviceAttributeMaxTexture2DLayered: *value = p.maxTexture2DLayered[0]; break;
+    case hipDeviceAttributeMaxTexture2DLinear: *value = p.maxTexture2DLinear[0]; break;
+    case hipDeviceAttributeMaxTexture2DMipmap: *value = p.maxTexture2DMipmap[0]; break;
+    case hipDeviceAttributeMaxTexture3DWidth: *value = p.maxTexture3D[0]; break;
+    case hipDeviceAttributeMaxTexture3DHeight: *value = p.maxTexture3D[1]; break;
+    case hipDeviceAttributeMaxTexture3DDepth: *value = p.maxTexture3D[2]; break;
+    case hipDeviceAttributeMaxTextureCubemap: *value = p.maxTextureCubemap; break;
+    case hipDeviceAttributeMaxTextureCubemapLayered: *value = p.maxTextureCubemapLayered[0]; break;
+    case hipDeviceAttributeMaxThreadsDim: *value = p.maxThreadsDim[0]; break;
+    case hipDeviceAttributeMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case hipDeviceAttributeMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case hipDeviceAttributeMaxPitch: *value = saturated(p.memPitch); break;
+    case hipDeviceAttributeMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case hipDeviceAttributeMemoryClockRate: *value = p.memoryClockRate; break;
+    case hipDeviceAttributeComputeCapabilityMinor: *value = p.minor; break;
+    case hipDeviceAttributeMultiGpuBoardGroupID: *value = p.multiGpuBoardGroupID; break;
+    case hipDeviceAttributeMultiprocessorCount:
+    case hipDeviceAttributePhysicalMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case hipDeviceAttributePageableMemoryAccess: *value = p.pageableMemoryAccess; break;
+    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
+      *value = p.pageableMemoryAccessUsesHostPageTables;
+      break;
+    case hipDeviceAttributePciBusId: *value = p.pciBusID; break;
+    case hipDeviceAttributePciDeviceId: *value = p.pciDeviceID; break;
+    case hipDeviceAttributePciDomainID: *value = p.pciDomainID; break;
+    case hipDeviceAttributePersistingL2CacheMaxSize: *value = p.persistingL2CacheMaxSize; break;
+    case hipDeviceAttributeMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case hipDeviceAttributeReservedSharedMemPerBlock: *value = saturated(p.reservedSharedMemPerBlock); break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = saturated(p.sharedMemPerBlock); break;
+    case hipDeviceAttributeSharedMemPerBlockOptin: *value = saturated(p.sharedMemPerBlockOptin); break;
+    case hipDeviceAttributeSharedMemPerMultiprocessor:
+      *value = saturated(p.sharedMemPerMultiprocessor);
+      break;
+    case hipDeviceAttributeSingleToDoublePrecisionPerfRatio:
+      *value = p.singleToDoublePrecisionPerfRatio;
+      break;
+    case hipDeviceAttributeStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case hipDeviceAttributeSurfaceAlignment: *value = saturated(p.surfaceAlignment); break;
+    case hipDeviceAttributeTccDriver: *value = p.tccDriver; break;
+    case hipDeviceAttributeTextureAlignment: *value = saturated(p.textureAlignment); break;
+    case hipDeviceAttributeTexturePitchAlignment: *value = saturated(p.texturePitchAlignment); break;
+    case hipDeviceAttributeTotalConstantMemory: *value = saturated(p.totalConstMem); break;
+    case hipDeviceAttributeTotalGlobalMem: *value = saturated(p.totalGlobalMem); break;
+    case hipDeviceAttributeUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case hipDeviceAttributeWarpSize: *value = p.warpSize; break;
+    case hipDeviceAttributeMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
+    case hipDeviceAttributeMemoryPoolSupportedHandleTypes: *value = int(p.memoryPoolSupportedHandleTypes); break;
+    case hipDeviceAttributeVirtualMemoryManagementSupported:
+    case hipDeviceAttributeCanUseStreamWaitValue:
+    case hipDeviceAttributeImageSupport:
+    case hipDeviceAttributeFineGrainSupport: *value = 1; break;
+    case hipDeviceAttributeHostRegisterSupported: *value = p.hostRegisterSupported; break;
+    case hipDeviceAttributeClockInstructionRate: *value = p.clockInstructionRate; break;
+    case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
+      *value = saturated(p.maxSharedMemoryPerMultiProcessor);
+      break;
+    case hipDeviceAttributeIsLargeBar: *value = p.isLargeBar; break;
+    case hipDeviceAttributeAsicRevision: *value = p.asicRevision; break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc:
+      *value = p.cooperativeMultiDeviceUnmatchedFunc;
+      break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim:
+      *value = p.cooperativeMultiDeviceUnmatchedGridDim;
+      break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim:
+      *value = p.cooperativeMultiDeviceUnmatchedBlockDim;
+      break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem:
+      *value = p.cooperativeMultiDeviceUnmatchedSharedMem;
+      break;
+    // As HIP, the register's address itself, through `value`: none on the CPU.
+    case hipDeviceAttributeHdpMemFlushCntl:
+    case hipDeviceAttributeHdpRegFlushCntl: *reinterpret_cast<unsigned int**>(value) = nullptr; break;
+    case hipDeviceAttributeWallClockRate: *value = 1000000; break;  // wall_clock64 counts nanoseconds
+    default: return __hk::result(hipErrorInvalidValue);
+  }
+  return hipSuccess;
+}
+
 inline hipError_t hipDeviceGetPCIBusId(char* pci_bus_id, int len, int device) {
   __HK_API_CALL();
   if (pci_bus_id == nullptr || len <= 0) return __hk::result(hipErrorInvalidValue);
   if (hipError_t code = __hk::check_device(device)) return code;
-  snprintf(pci_bus_id, size_t(len), "%04x:%02x:%02x.%x", 0, __hk::native(device), 0, 0);
-  return hipSuccess;
+  const int needed = snprintf(pci_bus_id, size_t(len), "%04x:%02x:%02x.%x", 0, __hk::native(device), 0, 0);
+  // Too short a buffer keeps what fits, and is an error, as HIP's.
+  return needed < len ? hipSuccess : __hk::result(hipErrorInvalidValue);
 }
 
 inline hipError_t hipDeviceGetByPCIBusId(int* device, const char* pci_bus_id) {

@@ -61,10 +61,9 @@ inline hipError_t symbol_copy(const void* symbol, size_t bytes, size_t offset, i
 inline hipError_t alloc_params(const hipMemAllocNodeParams* in, hkrt_graph_node_params* p) {
   if (in == nullptr) return result(hipErrorInvalidValue);
   const hipMemPoolProps& props = in->poolProps;
-  if (props.allocType != hipMemAllocationTypePinned || props.location.type != hipMemLocationTypeDevice)
-    return result(hipErrorInvalidValue);
-  // A device that is none is a bad parameter here, as CUDA answers, not hipErrorInvalidDevice.
-  if (hkrt_init(0, 0, 0) == 0 && (props.location.id < 0 || props.location.id >= visible().count))
+  // The place is a parameter: a device that is none is an invalid value, as HIP and CUDA have it.
+  if (props.allocType != hipMemAllocationTypePinned || props.location.type != hipMemLocationTypeDevice ||
+      props.location.id < 0 || props.location.id >= visible().count)
     return result(hipErrorInvalidValue);
   *p = node_params(hipGraphNodeTypeMemAlloc);
   p->device = props.location.id;

@@ -50,6 +50,12 @@ struct generic_kernel {
 inline hipError_t function_of(const void* kernel, const hk_kernel_desc** out) {
   return result(hkrt_program_function(kernel, nullptr, nullptr, out));
 }
+// NULL where a kernel goes, an integer under g++: the null handle, as HIP's
+// `const void*` parameters take it.
+template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+inline hipError_t function_of(I kernel, const hk_kernel_desc** out) {
+  return function_of(reinterpret_cast<const void*>(static_cast<intptr_t>(kernel)), out);
+}
 
 template <class... P>
 inline hipError_t function_of(void (*kernel)(P...), const hk_kernel_desc** out,

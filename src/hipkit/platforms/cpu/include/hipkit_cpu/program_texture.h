@@ -11,11 +11,6 @@
 
 namespace __hk {
 
-constexpr size_t kTextureAlignment = 256;       // hipDeviceProp_t::textureAlignment
-constexpr size_t kTexturePitchAlignment = 256;  // hipDeviceProp_t::texturePitchAlignment
-constexpr size_t kMaxTexture1DLinear = size_t(1) << 27;
-constexpr size_t kMaxTexture2DLinear = 65536;
-
 // The texels of linear memory: a descriptor's format over `width` x `height`.
 inline hipError_t linear_texels(const void* ptr, const hipChannelFormatDesc& desc, size_t width,
                                 size_t height, size_t pitch, texels* out) {

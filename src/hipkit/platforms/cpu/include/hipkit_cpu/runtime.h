@@ -84,8 +84,19 @@ enum {
 #define HKRT_EVENT_BLOCKING_SYNC 0x1u
 #define HKRT_EVENT_DISABLE_TIMING 0x2u
 #define HKRT_EVENT_INTERPROCESS 0x4u  // with HKRT_EVENT_DISABLE_TIMING only (ipc.cpp)
+// HIP's fence scopes of a record: the CPU's memory is one coherent host memory,
+// so they order nothing more than a plain record does (one release scope at most).
+#define HKRT_EVENT_DISABLE_SYSTEM_FENCE 0x20000000u
+#define HKRT_EVENT_RELEASE_TO_DEVICE 0x40000000u
+#define HKRT_EVENT_RELEASE_TO_SYSTEM 0x80000000u
+#define HKRT_EVENT_FENCE_SCOPES \
+  (HKRT_EVENT_DISABLE_SYSTEM_FENCE | HKRT_EVENT_RELEASE_TO_DEVICE | HKRT_EVENT_RELEASE_TO_SYSTEM)
 
 typedef struct hkrt_stream hkrt_stream;  // NULL is the null (legacy default) stream
+// Two more handles no stream has, HIP's values: the legacy default stream (the
+// NULL stream) and the calling thread's per-thread default stream of the device.
+#define HKRT_STREAM_LEGACY ((hkrt_stream*)1)
+#define HKRT_STREAM_PER_THREAD ((hkrt_stream*)2)
 typedef struct hkrt_event hkrt_event;
 typedef struct hkrt_module hkrt_module;
 

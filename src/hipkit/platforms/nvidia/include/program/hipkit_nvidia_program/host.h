@@ -63,11 +63,12 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   cudaError_t error = cudaGetDeviceProperties(&p, device);
   if (error != cudaSuccess) return hipCUDAErrorTohipError(error);
   // (cudaDeviceProp's warpSize is out of reach of the macro's name.)
-  int attr[6] = {};
-  const cudaDeviceAttr names[6] = {cudaDevAttrClockRate,         cudaDevAttrMemoryClockRate,
+  int attr[7] = {};
+  const cudaDeviceAttr names[7] = {cudaDevAttrClockRate,         cudaDevAttrMemoryClockRate,
                                    cudaDevAttrGpuOverlap,        cudaDevAttrKernelExecTimeout,
-                                   cudaDevAttrComputeMode,       cudaDevAttrWarpSize};
-  for (int i = 0; i < 6; ++i) {
+                                   cudaDevAttrComputeMode,       cudaDevAttrWarpSize,
+                                   cudaDevAttrMaxTexture1DLinearWidth};
+  for (int i = 0; i < 7; ++i) {
     error = cudaDeviceGetAttribute(&attr[i], names[i], device);
     if (error != cudaSuccess) return hipCUDAErrorTohipError(error);
   }
@@ -139,6 +140,45 @@ inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   h.accessPolicyMaxWindowSize = p.accessPolicyMaxWindowSize;
   h.reservedSharedMemPerBlock = p.reservedSharedMemPerBlock;
   h.hostRegisterSupported = p.hostRegisterSupported;
+  std::memcpy(h.luid, p.luid, sizeof(h.luid));
+  h.luidDeviceNodeMask = p.luidDeviceNodeMask;
+  h.maxTexture1D = p.maxTexture1D;
+  h.maxTexture1DMipmap = p.maxTexture1DMipmap;
+  h.maxTexture1DLinear = attr[6];
+  h.maxTextureCubemap = p.maxTextureCubemap;
+  h.maxSurface1D = p.maxSurface1D;
+  h.maxSurfaceCubemap = p.maxSurfaceCubemap;
+  for (int i = 0; i < 2; ++i) {
+    h.maxTexture2D[i] = p.maxTexture2D[i];
+    h.maxTexture2DMipmap[i] = p.maxTexture2DMipmap[i];
+    h.maxTexture2DGather[i] = p.maxTexture2DGather[i];
+    h.maxTexture1DLayered[i] = p.maxTexture1DLayered[i];
+    h.maxTextureCubemapLayered[i] = p.maxTextureCubemapLayered[i];
+    h.maxSurface2D[i] = p.maxSurface2D[i];
+    h.maxSurface1DLayered[i] = p.maxSurface1DLayered[i];
+    h.maxSurfaceCubemapLayered[i] = p.maxSurfaceCubemapLayered[i];
+  }
+  for (int i = 0; i < 3; ++i) {
+    h.maxTexture2DLinear[i] = p.maxTexture2DLinear[i];
+    h.maxTexture3D[i] = p.maxTexture3D[i];
+    h.maxTexture3DAlt[i] = p.maxTexture3DAlt[i];
+    h.maxTexture2DLayered[i] = p.maxTexture2DLayered[i];
+    h.maxSurface3D[i] = p.maxSurface3D[i];
+    h.maxSurface2DLayered[i] = p.maxSurface2DLayered[i];
+  }
+  h.surfaceAlignment = p.surfaceAlignment;
+  h.sparseHipArraySupported = p.sparseCudaArraySupported;
+  h.hostRegisterReadOnlySupported = p.hostRegisterReadOnlySupported;
+  h.timelineSemaphoreInteropSupported = p.timelineSemaphoreInteropSupported;
+  h.memoryPoolsSupported = p.memoryPoolsSupported;
+  h.gpuDirectRDMASupported = p.gpuDirectRDMASupported;
+  h.gpuDirectRDMAFlushWritesOptions = p.gpuDirectRDMAFlushWritesOptions;
+  h.gpuDirectRDMAWritesOrdering = p.gpuDirectRDMAWritesOrdering;
+  h.memoryPoolSupportedHandleTypes = p.memoryPoolSupportedHandleTypes;
+  h.deferredMappingHipArraySupported = p.deferredMappingCudaArraySupported;
+  h.ipcEventSupported = p.ipcEventSupported;
+  h.clusterLaunch = p.clusterLaunch;
+  h.unifiedFunctionPointers = p.unifiedFunctionPointers;
   std::snprintf(h.gcnArchName, sizeof(h.gcnArchName), "sm_%d%d", p.major, p.minor);
   h.maxSharedMemoryPerMultiProcessor = p.sharedMemPerMultiprocessor;
   h.clockInstructionRate = attr[0];
