@@ -97,6 +97,14 @@ def _flag(value: str) -> bool:
     raise ValueError("expected 0 or 1")
 
 
+def _march(value: str) -> str:
+    # The compiler checks the value itself (hipkit.platforms.cpu.isa); this
+    # keeps out what would be another option ("-O0") or no name at all.
+    if not value.isascii() or not value[0].isalnum() or not all(c.isalnum() or c in ".+_-" for c in value):
+        raise ValueError("expected native or a -march value such as x86-64-v3")
+    return value
+
+
 def _device_list(value: str) -> tuple[int, ...]:
     return tuple(int(part) for part in value.split(",") if part.strip())
 
@@ -186,6 +194,13 @@ VARIABLES: dict[str, Variable] = {
             "auto",
             "How CPU kernels with barriers run: auto (loops split at barriers "
             "where possible) or fiber (one user-space context per thread).",
+        ),
+        Variable(
+            "HIPKIT_CPU_ISA",
+            _march,
+            "native",
+            "The instruction set of CPU kernels and programs: native (this CPU) or a -march value "
+            "of the C++ compiler, such as x86-64-v2, x86-64-v3 (AVX2), x86-64-v4 (AVX-512), armv8.2-a.",
         ),
         Variable(
             "HIPKIT_CXX",

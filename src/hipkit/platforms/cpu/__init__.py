@@ -7,6 +7,7 @@ Its faces, each a module here:
   same library whole HIP programs link against;
 - :mod:`.compiler`, :mod:`.transform`: kernels from HIP C++,
   through a source transform, compiled by the system C++ compiler;
+- :mod:`.isa`: the target instruction set (HIPKIT_CPU_ISA) and what this CPU executes;
 - :mod:`.toolchain`: whole programs (``hipkit cc --platform cpu``);
 - :mod:`.checks`: its section of ``hipkit doctor``;
 - :mod:`.blas`: hipBLAS on OpenBLAS (C++ in ``openblas/``), for Python and programs;
@@ -27,9 +28,15 @@ FACES = Faces(
     checks=".checks:checks",
     devices=".checks:devices",
     blas=".blas:library",
-    # The compiler, and the warp size and execution of barrier kernels, fixed
-    # when a unit is compiled; the OpenBLAS that -lhipblas links.
-    build_variables=("HIPKIT_CXX", "HIPKIT_CPU_WARP_SIZE", "HIPKIT_CPU_EXEC", "HIPKIT_OPENBLAS"),
+    # The compiler, its target ISA, and the warp size and execution of barrier
+    # kernels, fixed when a unit is compiled; the OpenBLAS that -lhipblas links.
+    build_variables=(
+        "HIPKIT_CXX",
+        "HIPKIT_CPU_ISA",
+        "HIPKIT_CPU_WARP_SIZE",
+        "HIPKIT_CPU_EXEC",
+        "HIPKIT_OPENBLAS",
+    ),
     # Barrier kernels run split into loops by default; HIPKIT_CPU_EXEC=fiber runs
     # every one on fibers, the general path.
     variants={"fiber": {"HIPKIT_CPU_EXEC": "fiber"}},

@@ -35,15 +35,14 @@ from ... import _cache, config, cxx
 from ..._errors import CompileError, CompileOptionError
 from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from ..base.platform import PORTABLE_INCLUDE_DIR
-from . import _lib
+from . import _lib, isa
 from .transform import INCLUDE_DIR, TransformError, transform
 
 _log = logging.getLogger("hipkit")
 
 # Kernel code as GPU compilers treat it: no errno or floating-point traps,
-# fused multiply-add (nvcc's default).
+# fused multiply-add (nvcc's default).  The target ISA is isa.march_flag().
 _CODE_FLAGS = (
-    "-march=native",
     "-fno-math-errno",
     "-fno-trapping-math",
     "-ffp-contract=fast",
@@ -76,7 +75,8 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 @cache
 def compiler_identity() -> str:
-    """The compiler's version line and the host CPU (for -march=native)."""
+    """The compiler's version line and the host CPU (for -march=native; the
+    target ISA itself is in each key, through :func:`isa.march_flag`)."""
     cxx = config.get("HIPKIT_CXX")
     try:
         version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
@@ -88,8 +88,8 @@ def compiler_identity() -> str:
 @cache
 def _sources_key() -> str:
     here = Path(__file__).parent
-    # This module, the transform and what it parses with.
-    files = [Path(__file__), *sorted((here / "transform").glob("*.py")), *cxx.source_files()]
+    # This module, the ISA's marker, the transform and what it parses with.
+    files = [Path(__file__), here / "isa.py", *sorted((here / "transform").glob("*.py")), *cxx.source_files()]
     for folder in (INCLUDE_DIR, PORTABLE_INCLUDE_DIR, TABLES_INCLUDE_DIR):
         files += sorted(folder.rglob("*.h"))
     return _cache.digest([f.read_bytes() for f in files])
@@ -148,6 +148,7 @@ def compile_source(
             "\0".join(f"{k}\0{v}" for k, v in sorted((headers or {}).items())),
             str(warp_size),
             str(force_fiber),
+            isa.march_flag(),
             compiler_identity(),
             _sources_key(),
             _lib.build_key(),
@@ -168,7 +169,9 @@ def compile_source(
 
 
 def _common_flags(warp_size: int) -> list[str]:
+    # The target ISA in preprocessing too, so that the source sees its macros (__AVX2__).
     return [
+        isa.march_flag(),
         f"-D__HK_WARP_SIZE={warp_size}",
         "-isystem",
         str(INCLUDE_DIR),
@@ -207,6 +210,7 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
             "c++",
             *std,
             *common,
+            isa.marker_define(user_options),
             "-include",
             "hipkit_cpu/kernel.h",
             *user_options,

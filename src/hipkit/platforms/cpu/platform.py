@@ -29,6 +29,7 @@ from ..base.platform import (
     visible_indices,
 )
 from . import _lib
+from . import isa as _isa
 from .activity import Activity
 from .compiler import Binary, compile_source, module_file, private_copy
 
@@ -139,8 +140,13 @@ class CpuPlatform(Platform):
     def isa(self, device: int) -> str:
         self._check_device(device)
         features = [f for f in _SIMD_FEATURES if f in _cpu_flags()]
-        isa = f"{_platform.machine()}-linux-gnu, -march=native"
-        return f"{isa} ({' '.join(features)})" if features else isa
+        target = f"{_platform.machine()}-linux-gnu, -march={_isa.target()}"
+        if _isa.target() != "native":
+            target += " (HIPKIT_CPU_ISA)"
+        levels = _isa.executable_levels()
+        if levels:
+            target += f", executes {levels[-1]}"
+        return f"{target} ({' '.join(features)})" if features else target
 
     def versions(self) -> dict[str, str]:
         compiler = _lib.compiler_version().splitlines()
@@ -316,6 +322,7 @@ class CpuPlatform(Platform):
 
     def load_module(self, device: int, binary: Binary | bytes) -> int:
         path = binary.path if isinstance(binary, Binary) else module_file(bytes(binary))
+        _isa.check_module(path)
         handle = ctypes.c_void_p()
         with self._modules_lock:
             if any(loaded == path for _, loaded in self._loaded.values()):

@@ -26,4 +26,11 @@
 #define HIP_DYNAMIC_SHARED(type, var) extern __hk_shared type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
+// The target ISA and the instruction sets the module needs (hipkit's -D), which
+// hipkit reads from the file before loading it (platforms/cpu/isa.py): code for
+// a CPU newer than the host's is refused with an error instead of SIGILL.
+#ifdef __HK_ISA
+__attribute__((used, section(".hipkit_isa"))) static const char __hk_isa[] = __HK_ISA;
+#endif
+
 #endif  // HIPKIT_CPU_KERNEL_H
