@@ -107,8 +107,11 @@ def test_hip_error_numbering_is_the_runtimes():
     """hipkit's hipError_t and ROCm's runtime name every code alike, and a
     runtime failure comes back as HipError with the runtime's code."""
     assert ROCM is not None
+    # Codes later ROCm added (HIP 6's texture errors): an older runtime has no name for them.
+    newer = {hipError_t.hipErrorInvalidChannelDescriptor, hipError_t.hipErrorInvalidTexture}
     for code in hipError_t:
-        assert ROCM.hip.hipGetErrorName(int(code)).decode() == code.name
+        name = ROCM.hip.hipGetErrorName(int(code)).decode()
+        assert name == code.name or (code in newer and name == "hipErrorUnknown"), code
     # A code hipkit does not know keeps its number, with the runtime's name for it.
     error = ROCM.error(1054, "hipSomething")
     assert error.code == 1054 and error.detail == "hipSomething (hipErrorTbd)"
