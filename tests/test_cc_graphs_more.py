@@ -339,7 +339,8 @@ int main(int argc, char** argv) {
   // ---- Capture into a graph after one of its nodes; capture dependency updates.
   hipGraph_t cg;
   CHECK(hipGraphCreate(&cg, 0));
-  hipMemsetParams ms = {dev, sizeof(float), 1, 0, 0, size_t(N)};
+  hipMemsetParams ms = {};  // by name: CUDA's cudaMemsetParams orders its fields otherwise
+  ms.dst = dev, ms.elementSize = sizeof(float), ms.height = 1, ms.value = 0, ms.width = N;
   hipGraphNode_t set_node;
   CHECK(hipGraphAddMemsetNode(&set_node, cg, nullptr, 0, &ms));
   CHECK(hipStreamBeginCaptureToGraph(s, cg, &set_node, nullptr, 1, hipStreamCaptureModeGlobal));

@@ -2,8 +2,14 @@
 Fetching"), for test_cc_textures.py: texel values by format and read mode,
 coordinates (normalized, wrap, mirror), texel indices (clamp, border, wrap,
 mirror), point sampling at floor(x), linear filtering around x - 0.5 with
-weights in 1.8 fixed point, layers, tex1Dfetch and tex2Dgather.  All in float32,
-in the order the samplers compute."""
+weights in 1.8 fixed point, layers, tex1Dfetch and tex2Dgather.
+
+Where CUDA's guide is silent, the rules are the H200's, measured there
+(benchmarks/RESULTS.md): normalized coordinates keep 21 fraction bits; a
+weight's 1.8 fixed point rounds half up, and rounding up to a whole texel moves
+to the next one; bilinear's corner weights are whole 1/256ths, the far corner's
+A*B/256 rounded half up and the others what is left of A, B and 1; a layer is
+an unsigned index, clamped to the last layer."""
 
 from __future__ import annotations
 
@@ -47,17 +53,46 @@ def index(mode: int, i: np.ndarray, n: int) -> np.ndarray:
     return np.clip(i, 0, n - 1)
 
 
+COORDINATE_BITS = 21  # fraction bits of a normalized coordinate
+
+
 def coordinate(x: np.ndarray, mode: int, n: int, normalized: bool) -> np.ndarray:
+    """The texel coordinate (float64, exact) of float32 coordinates ``x``."""
     x = x.astype(F)
     if not normalized:
-        return x
+        return x.astype(np.float64)
     if mode == WRAP:
         x = x - np.floor(x)
     elif mode == MIRROR:
         f = np.floor(x)
         frac = x - f
         x = np.where(f.astype(np.int64) & 1, F(1) - frac, frac)
-    return (x * F(n)).astype(F)
+    fixed = np.floor(x.astype(np.float64) * 2**COORDINATE_BITS)
+    return fixed / 2**COORDINATE_BITS * n
+
+
+def cell(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lower texel around u - 0.5 and the weight of the next, in 256ths
+    (rounded half up; 256 moves to the next texel, weight 0)."""
+    base = u - 0.5
+    low = np.floor(base).astype(np.int64)
+    q = np.floor((base - low) * 256 + 0.5).astype(np.int64)
+    return low + (q >> 8), q & 255
+
+
+def corner_weights(q: list[np.ndarray]) -> list[np.ndarray]:
+    """The weights (in 256ths) of the 2**len(q) corners, corner k stepping
+    along dimension d where bit d of k is set."""
+    if len(q) == 1:
+        return [256 - q[0], q[0]]
+    a, b = q[0], q[1]
+    far = (a * b + 128) >> 8
+    two = [256 - a - b + far, a - far, b - far, far]
+    if len(q) == 2:
+        return two
+    c = q[2]
+    upper = [(w * c + 128) >> 8 for w in two]
+    return [w - x for w, x in zip(two, upper, strict=True)] + upper
 
 
 def sample(
@@ -78,7 +113,8 @@ def sample(
     slices, height, width, channels = texels.shape
     sizes = [width, height, slices]
     n = len(coords)
-    layer = np.clip(coords[:, 3].astype(np.int64), 0, slices - 1) if layered else np.zeros(n, int)
+    layer = np.minimum(coords[:, 3].astype(np.int64).astype(np.uint64), slices - 1).astype(np.int64)
+    layer = layer if layered else np.zeros(n, int)
     u = [coordinate(coords[:, d], address[d], sizes[d], normalized) for d in range(dims)]
     float_out = texels.dtype == F
     bc = border[:channels].astype(F if float_out else np.int64)
@@ -95,19 +131,23 @@ def sample(
 
     if not linear:
         return read([index(address[d], np.floor(u[d]).astype(np.int64), sizes[d]) for d in range(dims)])
-    base = [(u[d] - F(0.5)).astype(F) for d in range(dims)]
-    low = [np.floor(b).astype(np.int64) for b in base]
-    frac = [(base[d] - low[d].astype(F)).astype(F) for d in range(dims)]
-    weight = [np.rint(f * F(256)) / F(256) if quantize else f for f in frac]
-    out = np.zeros((n, channels), F)
-    for corner in range(1 << dims):
-        step = [(corner >> d) & 1 for d in range(dims)]
-        w = np.ones(n, F)
-        for d in range(dims):
-            w = (w * (weight[d] if step[d] else F(1) - weight[d])).astype(F)
-        texel = read([index(address[d], low[d] + step[d], sizes[d]) for d in range(dims)])
-        out = (out + w[:, None] * texel).astype(F)
-    return out
+    if not quantize:  # weights as exact products, for the test that quantization matters
+        base = [u[d] - 0.5 for d in range(dims)]
+        low = [np.floor(b).astype(np.int64) for b in base]
+        frac = [base[d] - low[d] for d in range(dims)]
+        weights = [np.ones(n) for _ in range(1 << dims)]
+        for k in range(1 << dims):
+            for d in range(dims):
+                weights[k] = weights[k] * (frac[d] if (k >> d) & 1 else 1 - frac[d])
+    else:
+        cells = [cell(u[d]) for d in range(dims)]
+        low = [c[0] for c in cells]
+        weights = [w / 256 for w in corner_weights([c[1] for c in cells])]
+    out = np.zeros((n, channels), np.float64)
+    for k in range(1 << dims):
+        texel = read([index(address[d], low[d] + ((k >> d) & 1), sizes[d]) for d in range(dims)])
+        out = out + weights[k][:, None] * texel
+    return out.astype(F)
 
 
 def fetch(texels: np.ndarray, coords: np.ndarray) -> np.ndarray:
@@ -131,9 +171,8 @@ def gather(
     if not normalized:
         address = [CLAMP if a in (WRAP, MIRROR) else a for a in address]
     _, height, width, _ = texels.shape
-    u = coordinate(coords[:, 0], address[0], width, normalized) - F(0.5)
-    v = coordinate(coords[:, 1], address[1], height, normalized) - F(0.5)
-    i, j = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
+    i = cell(coordinate(coords[:, 0], address[0], width, normalized))[0]
+    j = cell(coordinate(coords[:, 1], address[1], height, normalized))[0]
     out = []
     for dx, dy in ((0, 1), (1, 1), (1, 0), (0, 0)):
         xi, yi = index(address[0], i + dx, width), index(address[1], j + dy, height)

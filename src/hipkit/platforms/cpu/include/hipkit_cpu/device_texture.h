@@ -3,14 +3,20 @@
 // Fetching"):
 // - point sampling reads texel floor(x) of the unnormalized coordinate x;
 // - linear filtering reads the texels around x - 0.5 and weighs them by
-//   the fraction's 9-bit fixed-point value (8 fractional bits), as NVIDIA's
-//   and AMD's samplers do;
+//   the fraction in 1.8 fixed point, as NVIDIA's and AMD's samplers do;
 // - normalized coordinates are multiplied by the size; wrap and mirror
 //   act on them before (their texel indices wrap or mirror after), clamp
 //   and border on the texel indices;
 // - 8- and 16-bit integers read as normalized floats are v / (2^n - 1),
 //   signed ones v / (2^(n-1) - 1) clamped to -1; sRGB texels are made linear
 //   before filtering.
+// Where the guide is silent, the rules are the H200's, measured there
+// (benchmarks/RESULTS.md; tests/texture_model.py is the same in NumPy): a
+// normalized coordinate keeps 21 fraction bits; the weight rounds half up,
+// and up to a whole texel moves to the next one; bilinear's corner weights
+// are whole 256ths, the far corner's A*B/256 rounded half up and the others
+// what is left; a layer is an unsigned index clamped to the last; a border
+// colour is clamped to what a normalized format can hold.
 // The public functions are in device_texture_fetch.h.
 #ifndef HIPKIT_CPU_DEVICE_TEXTURE_H
 #define HIPKIT_CPU_DEVICE_TEXTURE_H
@@ -28,11 +34,11 @@ struct texel_f {
   float v[4];
 };
 
-__HK_FN int tex_floor(float u) {
+__HK_FN int tex_floor(double u) {
   // NaN and huge coordinates land far outside, where addressing takes over.
-  if (!(u > -1.0e9f)) return -1000000000;
-  if (!(u < 1.0e9f)) return 1000000000;
-  return int(floorf(u));
+  if (!(u > -1.0e9)) return -1000000000;
+  if (!(u < 1.0e9)) return 1000000000;
+  return int(floor(u));
 }
 
 // The texel index i along a dimension of n texels, or -1 outside a border.
@@ -52,8 +58,8 @@ __HK_FN int tex_index(int mode, int i, int n) {
   }
 }
 
-// The unnormalized coordinate along dimension d of n texels.
-__HK_FN float tex_coord(const __hip_texture* t, int d, float x, int n) {
+// The unnormalized coordinate along dimension d of n texels (exact in a double).
+__HK_FN double tex_coord(const __hip_texture* t, int d, float x, int n) {
   if (!t->normalized) return x;
   if (t->address[d] == hipAddressModeWrap) {
     x = x - floorf(x);
@@ -61,7 +67,20 @@ __HK_FN float tex_coord(const __hip_texture* t, int d, float x, int n) {
     const float f = floorf(x);
     x = (tex_floor(f) & 1) ? 1.0f - (x - f) : x - f;
   }
-  return x * float(n);
+  constexpr double fraction = 2097152.0;  // 2^21: the bits a normalized coordinate keeps
+  return floor(double(x) * fraction) / fraction * double(n);
+}
+
+// The lower texel around u - 0.5 and the upper one's weight in 256ths.
+struct tex_cell {
+  int low, weight;
+};
+__HK_FN tex_cell tex_cell_of(double u) {
+  const double base = u - 0.5;
+  const int low = tex_floor(base);
+  if (low <= -1000000000 || low >= 1000000000) return {low, 0};
+  const int q = int(floor((base - double(low)) * 256.0 + 0.5));
+  return {low + (q >> 8), q & 255};
 }
 
 __HK_FN const char* texel_at(const texels& s, int x, int y, int z) {
@@ -139,21 +158,38 @@ __HK_INLINE T texel_as(const __hip_texture* t, const char* p) {
 
 __HK_FN texel_f border_texel(const __hip_texture* t) {
   texel_f out;
-  for (int c = 0; c < 4; ++c) out.v[c] = t->border[c];
+  const float low = t->texels.kind == hipChannelFormatKindSigned ? -1.0f : 0.0f;
+  for (int c = 0; c < 4; ++c) {
+    const float v = t->border[c];
+    out.v[c] = !t->read_float ? v : v < low ? low : v > 1.0f ? 1.0f : v;
+  }
   return out;
 }
 
-// The weight of the upper texel: the fraction in 1.8 fixed point.
-__HK_FN float tex_weight(float u, int i) { return rintf((u - float(i)) * 256.0f) / 256.0f; }
+// The weights in 256ths of the 2^dims corners (corner k steps along dimension
+// d where bit d of k is set) for the upper texels' weights q.
+__HK_FN void tex_corner_weights(int dims, const int* q, int* w) {
+  if (dims == 1) {
+    w[0] = 256 - q[0], w[1] = q[0];
+    return;
+  }
+  const int far = (q[0] * q[1] + 128) >> 8;
+  w[0] = 256 - q[0] - q[1] + far, w[1] = q[0] - far, w[2] = q[1] - far, w[3] = far;
+  if (dims == 3)
+    for (int k = 0; k < 4; ++k) {
+      w[k + 4] = (w[k] * q[2] + 128) >> 8;
+      w[k] -= w[k + 4];
+    }
+}
 
 // A fetch at (x, y, z) in `dims` dimensions; `layer` the slice of a layered texture.
 template <class T>
 __HK_INLINE T tex_sample(hipTextureObject_t t, int dims, float x, float y, float z, int layer) {
   const texels& s = t->texels;
-  if (s.layers > 0) layer = layer < 0 ? 0 : layer >= s.layers ? s.layers - 1 : layer;
-  const float u = tex_coord(t, 0, x, s.width);
-  const float v = dims > 1 ? tex_coord(t, 1, y, s.height) : 0.0f;
-  const float w = dims > 2 ? tex_coord(t, 2, z, s.depth) : 0.0f;
+  if (s.layers > 0 && unsigned(layer) >= unsigned(s.layers)) layer = s.layers - 1;
+  const double u = tex_coord(t, 0, x, s.width);
+  const double v = dims > 1 ? tex_coord(t, 1, y, s.height) : 0.0;
+  const double w = dims > 2 ? tex_coord(t, 2, z, s.depth) : 0.0;
   if (!t->linear) {
     int i = tex_index(t->address[0], tex_floor(u), s.width);
     int j = dims > 1 ? tex_index(t->address[1], tex_floor(v), s.height) : 0;
@@ -161,25 +197,24 @@ __HK_INLINE T tex_sample(hipTextureObject_t t, int dims, float x, float y, float
     if (i < 0 || j < 0 || k < 0) return from_float<T>(border_texel(t));
     return texel_as<T>(t, texel_at(s, i, j, k));
   }
-  const float ub = u - 0.5f, vb = v - 0.5f, wb = w - 0.5f;
-  const int i = tex_floor(ub), j = dims > 1 ? tex_floor(vb) : 0, k = dims > 2 ? tex_floor(wb) : 0;
-  const float a = tex_weight(ub, i), b = dims > 1 ? tex_weight(vb, j) : 0.0f,
-              g = dims > 2 ? tex_weight(wb, k) : 0.0f;
-  texel_f out = {{0.0f, 0.0f, 0.0f, 0.0f}};
-  // Corners in CUDA's order (x fastest), each weighed by the product of its
-  // dimensions' weights; a layered texture's layer is not filtered.
+  const tex_cell cells[3] = {tex_cell_of(u), tex_cell_of(v), tex_cell_of(w)};
+  const int q[3] = {cells[0].weight, cells[1].weight, cells[2].weight};
+  int weights[8];
+  tex_corner_weights(dims, q, weights);
+  // Summed in a double, where each product is exact: the result rounds once.
+  double sum[4] = {0.0, 0.0, 0.0, 0.0};
   for (int corner = 0; corner < (1 << dims); ++corner) {
     const int dx = corner & 1, dy = (corner >> 1) & 1, dz = (corner >> 2) & 1;
-    float weight = dx ? a : 1.0f - a;
-    if (dims > 1) weight *= dy ? b : 1.0f - b;
-    if (dims > 2) weight *= dz ? g : 1.0f - g;
-    const int xi = tex_index(t->address[0], i + dx, s.width);
-    const int yi = dims > 1 ? tex_index(t->address[1], j + dy, s.height) : 0;
-    const int zi = dims > 2 ? tex_index(t->address[2], k + dz, s.depth) : s.layers > 0 ? layer : 0;
+    const int xi = tex_index(t->address[0], cells[0].low + dx, s.width);
+    const int yi = dims > 1 ? tex_index(t->address[1], cells[1].low + dy, s.height) : 0;
+    const int zi =
+        dims > 2 ? tex_index(t->address[2], cells[2].low + dz, s.depth) : s.layers > 0 ? layer : 0;
     const texel_f texel =
         xi < 0 || yi < 0 || zi < 0 ? border_texel(t) : texel_float(t, texel_at(s, xi, yi, zi));
-    for (int c = 0; c < 4; ++c) out.v[c] += weight * texel.v[c];
+    for (int c = 0; c < 4; ++c) sum[c] += weights[corner] / 256.0 * texel.v[c];
   }
+  texel_f out;
+  for (int c = 0; c < 4; ++c) out.v[c] = float(sum[c]);
   return from_float<T>(out);
 }
 

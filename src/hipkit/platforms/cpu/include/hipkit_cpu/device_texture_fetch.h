@@ -59,9 +59,8 @@ __HK_INLINE T tex2DLayeredLod(hipTextureObject_t t, float x, float y, int layer,
 template <class T>
 __HK_INLINE T tex2Dgather(hipTextureObject_t t, float x, float y, int comp = 0) {
   const __hk::texels& s = t->texels;
-  const float u = __hk::tex_coord(t, 0, x, s.width) - 0.5f;
-  const float v = __hk::tex_coord(t, 1, y, s.height) - 0.5f;
-  const int i = __hk::tex_floor(u), j = __hk::tex_floor(v);
+  const int i = __hk::tex_cell_of(__hk::tex_coord(t, 0, x, s.width)).low;
+  const int j = __hk::tex_cell_of(__hk::tex_coord(t, 1, y, s.height)).low;
   const int dx[4] = {0, 1, 1, 0}, dy[4] = {1, 1, 0, 0};
   __hk::texel_f out;
   for (int n = 0; n < 4; ++n) {
