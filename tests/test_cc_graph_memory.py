@@ -252,7 +252,9 @@ int main(int argc, char** argv) {
 #endif
   EXPECT(hipGraphRetainUserObject(eg, d, 1, 2), hipErrorInvalidValue);
   EXPECT(hipGraphRetainUserObject(eg, d, 0), hipErrorInvalidValue);
+#ifndef __HIP_PLATFORM_NVIDIA__  // CUDA: releasing more than is held is undefined
   EXPECT(hipUserObjectRelease(d, 2), hipErrorInvalidValue);
+#endif
   CHECK(hipUserObjectRelease(d));
   CHECK(hipGraphDestroy(eg));
   CHECK(hipGraphDestroy(parent));

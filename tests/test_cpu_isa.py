@@ -43,6 +43,17 @@ _X86_FLAGS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _on_the_cpu():
+    """These are the CPU platform's tests: its device is the current one, whatever
+    the default platform (the GPU's where one is)."""
+    reason = platforms.status()["cpu"]
+    if reason:
+        pytest.skip(f"cpu platform absent: {reason}")
+    with hipkit.Device(0, platform="cpu"):
+        yield
+
+
 def compile_for(level: str, monkeypatch, source: str = SOURCE) -> tuple:
     """``source`` compiled, not loaded, with HIPKIT_CPU_ISA=level."""
     monkeypatch.setenv("HIPKIT_CPU_ISA", level)
