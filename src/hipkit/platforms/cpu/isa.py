@@ -96,7 +96,7 @@ def features(march: str, options: tuple[str, ...] = ()) -> frozenset[str]:
     ValueError
         With the compiler's message, where it rejects ``march`` or an option.
     """
-    from .compiler import compiler_identity
+    from .compiler import compiler_identity  # which imports this module
 
     key = _cache.digest(["isa", compiler_identity(), march, *options])
 
