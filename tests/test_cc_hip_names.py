@@ -180,7 +180,7 @@ int main() {
   printf("\n");
   const hipError_t codes[] = {hipErrorProfilerDisabled, hipErrorProfilerAlreadyStopped,
                               hipErrorInvalidChannelDescriptor, hipErrorInvalidTexture,
-                              hipErrorInvalidResourceHandle, hipErrorMemoryAllocation};
+                              hipErrorInvalidResourceHandle, hipErrorMemoryAllocation, hipErrorTbd};
   for (hipError_t code : codes) printf("%d %s\n", int(code), hipGetErrorName(code));
   int blocks = -1;
   EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, NULL, 64, 0),
@@ -215,12 +215,13 @@ def test_arch_macros_error_names_and_null_kernels(tmp_path):
     lines = done.stdout.splitlines()
     # Surfaces run on the CPU; launches inside kernels do not.
     assert lines[0].split() == ["11", "11", "11", "11", "11", "00"]
-    assert lines[1:7] == [
+    assert lines[1:8] == [
         "5 hipErrorProfilerDisabled",
         "8 hipErrorProfilerAlreadyStopped",
         "911 hipErrorInvalidChannelDescriptor",
         "912 hipErrorInvalidTexture",
         "400 hipErrorInvalidHandle",  # the older name of the same code
         "2 hipErrorOutOfMemory",
+        "1054 hipErrorTbd",
     ]
-    assert lines[7:] == ["blocks 1", "cut 1 5"]
+    assert lines[8:] == ["blocks 1", "cut 1 5"]

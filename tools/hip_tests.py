@@ -89,7 +89,11 @@ TESTS: list[TestFile] = [
         "hipMallocPitch.cc hipMemcpy2D.cc hipMemcpy3D.cc hipMalloc3D.cc hipMallocManaged.cc "
         "hipMemGetAddressRange.cc hipPointerGetAttributes.cc hipHostMalloc.cc hipHostRegister.cc "
         "hipMemGetInfo.cc hipMemcpyAsync.cc hipMemcpyFromSymbol.cc hipMallocArray.cc",
-        {"hipMemcpyAsync.cc": "AMD's hipMemcpyDeviceToDeviceNoCU copy kind"},
+        {
+            "hipMemcpyAsync.cc": "AMD's hipMemcpyDeviceToDeviceNoCU copy kind",
+            "hipMemcpy2D.cc": "hipDrvMemcpy2DUnaligned",
+            "hipMemcpy3D.cc": "the driver's 3-D copies (hipDrvMemcpy3D, HIP_MEMCPY3D)",
+        },
     ),
     *_family(
         "memory",
@@ -148,6 +152,7 @@ TESTS: list[TestFile] = [
         "errorHandling",
         ("error_handling_common.cc",),
         "hipGetErrorName.cc hipGetErrorString.cc hipGetLastError.cc hipPeekAtLastError.cc",
+        {"hipGetLastError.cc": "the driver's 3-D copies (hipDrvMemcpy3DAsync)"},
     ),
     *_family(
         "executionControl",
@@ -319,7 +324,7 @@ def progress(outcome: Outcome) -> Outcome:
     """A line on stderr as each test file is done: the run is long."""
     state = "built" if outcome.built else "not built"
     if outcome.cases:
-        state = f"{outcome.count('passed')}/{len(outcome.cases)} passed"
+        state = ", ".join(f"{outcome.count(s)} {s}" for s in ("passed", "failed", "skipped"))
     print(f"{outcome.test.path}: {state}", file=sys.stderr, flush=True)
     return outcome
 
