@@ -10,7 +10,8 @@ programs built by ``hipkit cc`` on the CPU, each checked here on its own:
 - every hipError_t HIP has (the profiler's, the texture errors, the older names) with
   its name;
 - NULL given for a kernel (g++'s NULL is an integer) is hipErrorInvalidDeviceFunction;
-- a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc).
+- a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc);
+- hipFunction_t is no pointer to const (hipGraphAddKernelNode.cc casts it to void*).
 """
 
 from __future__ import annotations
@@ -188,6 +189,9 @@ int main() {
   EXPECT(hipGetLastError(), hipErrorInvalidDeviceFunction);
   CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 64, 0));
   printf("blocks %d\n", blocks);
+  // A module's function is a plain pointer, as HIP's: it casts to void* (a kernel node's func).
+  hipFunction_t function = nullptr;
+  static_assert(sizeof(reinterpret_cast<void*>(function)) == sizeof(void*), "a pointer");
   // A PCI bus id cut short: what fits, and an error.
   char id[32], cut[6];
   CHECK(hipDeviceGetPCIBusId(id, sizeof(id), 0));
