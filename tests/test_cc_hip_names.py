@@ -11,7 +11,8 @@ programs built by ``hipkit cc`` on the CPU, each checked here on its own:
   its name;
 - NULL given for a kernel (g++'s NULL is an integer) is hipErrorInvalidDeviceFunction;
 - a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc);
-- hipFunction_t is no pointer to const (hipGraphAddKernelNode.cc casts it to void*).
+- hipFunction_t is no pointer to const (hipGraphAddKernelNode.cc casts it to void*);
+- host memory both coherent and non-coherent is refused (hipHostMalloc.cc).
 """
 
 from __future__ import annotations
@@ -198,6 +199,10 @@ int main() {
   EXPECT(hipDeviceGetPCIBusId(cut, sizeof(cut), 0), hipErrorInvalidValue);
   EXPECT(hipGetLastError(), hipErrorInvalidValue);
   printf("cut %d %zu\n", strncmp(id, cut, sizeof(cut) - 1) == 0, strlen(cut));
+  void* both = &p;
+  EXPECT(hipHostMalloc(&both, 64, hipHostMallocCoherent | hipHostMallocNonCoherent), hipErrorInvalidValue);
+  EXPECT(hipGetLastError(), hipErrorInvalidValue);
+  printf("both %d\n", both == nullptr);
   return 0;
 }
 """
@@ -228,4 +233,4 @@ def test_arch_macros_error_names_and_null_kernels(tmp_path):
         "2 hipErrorOutOfMemory",
         "1054 hipErrorTbd",
     ]
-    assert lines[8:] == ["blocks 1", "cut 1 5"]
+    assert lines[8:] == ["blocks 1", "cut 1 5", "both 1"]
