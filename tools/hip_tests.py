@@ -389,8 +389,16 @@ def failures(outcomes: list[Outcome]) -> str:
 
 
 def markdown(
-    outcomes: list[Outcome], root: Path, platform_name: str, commit: str, argv: list[str], compile_only: bool
+    outcomes: list[Outcome],
+    root: Path,
+    platform_name: str,
+    commit: str,
+    argv: list[str],
+    compile_only: bool,
+    hipkit: str,
 ) -> str:
+    """The record: where, when and with what it ran, the table, and the failing test cases
+    (``hipkit``: the hipkit that built them, as :func:`hipkit_version` said at the start)."""
     flags = " ".join(shlex.quote(f) for f in compile_flags(root / "catch", platform_name))
     text = (
         f"## hip-tests with hipkit cc, platform {platform_name}"
@@ -399,7 +407,7 @@ def markdown(
         f"- machine: {machine()}\n"
         f"- command: `python tools/hip_tests.py {' '.join(shlex.quote(a) for a in argv)}`\n"
         f"- hip-tests: {commit} ({root})\n"
-        f"- hipkit: {hipkit_version()}\n"
+        f"- hipkit: {hipkit}\n"
         f"- each source compiled with `hipkit cc {flags.replace(str(root), 'CHECKOUT')}`\n\n"
         f"{table(outcomes, compile_only)}\n"
     )
@@ -437,6 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only and len(tests) != len(set(args.only)):
         parser.error(f"unknown test files: {sorted(set(args.only) - {t.path for t in TESTS})}")
 
+    version = hipkit_version()  # before the builds: the tree may change during a long run
     with tempfile.TemporaryDirectory(prefix="hip-tests-") as tmp:
         out = Path(tmp)
         harness, error = build_harness(catch, args.platform, out)
@@ -456,7 +465,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         commit = args.commit or checkout_commit(root)
         given = sys.argv[1:] if argv is None else argv
-        args.report.write_text(markdown(outcomes, root, args.platform, commit, given, args.compile_only))
+        text = markdown(outcomes, root, args.platform, commit, given, args.compile_only, version)
+        partial = args.report.with_name(args.report.name + ".tmp")
+        partial.write_text(text)
+        os.replace(partial, args.report)  # never half a record
     ok = all(o.built and o.count("failed") == 0 for o in outcomes)
     return 0 if ok else 1
 
