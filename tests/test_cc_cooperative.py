@@ -142,3 +142,73 @@ def test_the_program_compiles_for_nvidia(tmp_path):
     write(tmp_path, "coop.hip", PROGRAM)
     build(tmp_path, "--platform", "nvidia", "--offload-arch=sm_90", "-o", "coop", "coop.hip")
     assert (tmp_path / "coop").exists()
+
+
+# A block whose size is no multiple of the tile: its last tile has the threads that are there
+# (HIP's answer, as hip-tests' thread_block_tile.cc has it), its ranks count them, and a
+# reduction over it sums them only.
+PARTIAL = r"""
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+#include <cstdio>
+#include <cstdlib>
+namespace cg = cooperative_groups;
+
+__global__ void tiles(unsigned n, const int* in, unsigned* size, unsigned* rank, int* sum) {
+  cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), n);
+  size[threadIdx.x] = tile.size();
+  rank[threadIdx.x] = tile.thread_rank();
+  // Lane 0 of each tile adds up its threads' values, read through shared memory.
+  __shared__ int values[1024];
+  values[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  if (tile.thread_rank() == 0) {
+    int s = 0;
+    for (unsigned i = 0; i < tile.size(); ++i) s += values[threadIdx.x + i];
+    sum[threadIdx.x / n] = s;
+  }
+}
+
+int main(int argc, char** argv) {
+  const unsigned n = unsigned(atoi(argv[1])), threads = unsigned(atoi(argv[2]));
+  int *in, *sum;
+  unsigned *size, *rank;
+  const size_t bytes = threads * sizeof(int);
+  if (hipMallocManaged(&in, bytes) || hipMallocManaged(&sum, bytes) || hipMallocManaged(&size, bytes) ||
+      hipMallocManaged(&rank, bytes))
+    return 2;
+  for (unsigned i = 0; i < threads; ++i) in[i] = atoi(argv[3 + i]);
+  tiles<<<1, threads>>>(n, in, size, rank, sum);
+  if (hipDeviceSynchronize() != hipSuccess) return 3;
+  for (unsigned i = 0; i < threads; ++i) printf("%u %u\n", size[i], rank[i]);
+  for (unsigned t = 0; t < (threads + n - 1) / n; ++t) printf("sum %d\n", sum[t]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}")
+def test_a_blocks_last_tile_has_the_threads_that_are_there(tmp_path, rng):
+    write(tmp_path, "partial.hip", PARTIAL)
+    build(tmp_path, "-o", "partial", "partial.hip")
+    for n in (2, 4, 8, 16, 32):
+        threads = int(rng.integers(1, 200))
+        threads += threads % n == 0  # a partial last tile
+        values = rng.integers(-1000, 1000, threads)
+        done = subprocess.run(
+            [str(tmp_path / "partial"), str(n), str(threads), *map(str, values)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment(HIPKIT_PLATFORM="cpu"),
+        )
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        got = np.array([line.split() for line in lines[:threads]], dtype=np.int64)
+        index = np.arange(threads)
+        start = index // n * n
+        np.testing.assert_array_equal(got[:, 0], np.minimum(n, threads - start))
+        np.testing.assert_array_equal(got[:, 1], index % n)
+        sums = [int(line.split()[1]) for line in lines[threads:]]
+        expected = [int(values[t : t + n].sum()) for t in range(0, threads, n)]
+        assert sums == expected

@@ -196,6 +196,9 @@ int main(int argc, char** argv) {
   EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
   bad.poolProps.location.id = -1;
   EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorInvalidValue);
+  bad = alloc;
+  bad.bytesize = SIZE_MAX;  // rounded up, it would wrap to a small size
+  EXPECT(hipGraphAddMemAllocNode(&n, mg, nullptr, 0, &bad), hipErrorOutOfMemory);
   EXPECT(hipGraphAddMemFreeNode(&n, mg, nullptr, 0, y), hipErrorInvalidValue);
   EXPECT(hipGraphMemAllocNodeGetParams(nodes[1], &ap), hipErrorInvalidValue);
 

@@ -10,7 +10,9 @@ programs built by ``hipkit cc`` on the CPU, each checked here on its own:
 - every hipError_t HIP has (the profiler's, the texture errors, the older names) with
   its name;
 - NULL given for a kernel (g++'s NULL is an integer) is hipErrorInvalidDeviceFunction;
-- a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc).
+- a PCI bus id cut short by its buffer is an error (hipDeviceGetPCIBusId.cc);
+- hipFunction_t is no pointer to const (hipGraphAddKernelNode.cc casts it to void*);
+- host memory both coherent and non-coherent is refused (hipHostMalloc.cc).
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ int main() {
   printf("\n");
   const hipError_t codes[] = {hipErrorProfilerDisabled, hipErrorProfilerAlreadyStopped,
                               hipErrorInvalidChannelDescriptor, hipErrorInvalidTexture,
-                              hipErrorInvalidResourceHandle, hipErrorMemoryAllocation};
+                              hipErrorInvalidResourceHandle, hipErrorMemoryAllocation, hipErrorTbd};
   for (hipError_t code : codes) printf("%d %s\n", int(code), hipGetErrorName(code));
   int blocks = -1;
   EXPECT(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, NULL, 64, 0),
@@ -188,12 +190,19 @@ int main() {
   EXPECT(hipGetLastError(), hipErrorInvalidDeviceFunction);
   CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 64, 0));
   printf("blocks %d\n", blocks);
+  // A module's function is a plain pointer, as HIP's: it casts to void* (a kernel node's func).
+  hipFunction_t function = nullptr;
+  static_assert(sizeof(reinterpret_cast<void*>(function)) == sizeof(void*), "a pointer");
   // A PCI bus id cut short: what fits, and an error.
   char id[32], cut[6];
   CHECK(hipDeviceGetPCIBusId(id, sizeof(id), 0));
   EXPECT(hipDeviceGetPCIBusId(cut, sizeof(cut), 0), hipErrorInvalidValue);
   EXPECT(hipGetLastError(), hipErrorInvalidValue);
   printf("cut %d %zu\n", strncmp(id, cut, sizeof(cut) - 1) == 0, strlen(cut));
+  void* both = &p;
+  EXPECT(hipHostMalloc(&both, 64, hipHostMallocCoherent | hipHostMallocNonCoherent), hipErrorInvalidValue);
+  EXPECT(hipGetLastError(), hipErrorInvalidValue);
+  printf("both %d\n", both == nullptr);
   return 0;
 }
 """
@@ -215,12 +224,13 @@ def test_arch_macros_error_names_and_null_kernels(tmp_path):
     lines = done.stdout.splitlines()
     # Surfaces run on the CPU; launches inside kernels do not.
     assert lines[0].split() == ["11", "11", "11", "11", "11", "00"]
-    assert lines[1:7] == [
+    assert lines[1:8] == [
         "5 hipErrorProfilerDisabled",
         "8 hipErrorProfilerAlreadyStopped",
         "911 hipErrorInvalidChannelDescriptor",
         "912 hipErrorInvalidTexture",
         "400 hipErrorInvalidHandle",  # the older name of the same code
         "2 hipErrorOutOfMemory",
+        "1054 hipErrorTbd",
     ]
-    assert lines[7:] == ["blocks 1", "cut 1 5"]
+    assert lines[8:] == ["blocks 1", "cut 1 5", "both 1"]

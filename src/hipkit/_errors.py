@@ -83,6 +83,7 @@ class hipError_t(enum.IntEnum):  # HIP's own name
     hipErrorUnknown = 999
     hipErrorRuntimeMemory = 1052
     hipErrorRuntimeOther = 1053
+    hipErrorTbd = 1054  # HIP's marker after its last code
     # HIP's older names of the same codes (aliases: a code's name is the one above).
     hipErrorMemoryAllocation = 2
     hipErrorInitializationError = 3

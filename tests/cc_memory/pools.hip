@@ -138,6 +138,9 @@ int main() {
   CHECK(hipMalloc(&plain, 64));
   EXPECT(hipFreeAsync(plain, a), hipErrorInvalidValue);  // not a pool's
   EXPECT(hipFreeAsync(host, a), hipErrorInvalidValue);   // foreign
+  void* huge = &huge;  // rounded up, SIZE_MAX would wrap to a small size
+  EXPECT(hipMallocAsync(&huge, SIZE_MAX, a), hipErrorOutOfMemory);
+  TRUE(huge == nullptr);
   CHECK(hipFree(plain));
   // hipFree of a pool's block gives it back after the device's work.
   CHECK(hipMallocAsync(&p, 64, a));

@@ -146,6 +146,8 @@ int alloc_node_set(Node& to, const hkrt_graph_node_params& p) {
     if (type != 1 || id < 0 || id >= devices || (flags != 0 && flags != 1 && flags != 3))
       return fail(HKRT_ERROR_INVALID_VALUE, "allocation node: access descriptor %zu is invalid", i);
   }
+  if (p.bytes > SIZE_MAX - kAllocAlignment)  // rounding it up would wrap past zero
+    return fail(HKRT_ERROR_OUT_OF_MEMORY, "allocation node of %zu bytes: more than any memory", p.bytes);
   const size_t reserved = (p.bytes + kAllocAlignment - 1) / kAllocAlignment * kAllocAlignment;
   void* ptr = nullptr;
   {

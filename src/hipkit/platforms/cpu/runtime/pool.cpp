@@ -376,6 +376,9 @@ int hkrt_malloc_async(int index, hkrt_mem_pool* handle, void** ptr, size_t size,
     return error;
   }
   if (size == 0) return HKRT_SUCCESS;
+  // A size that rounding up would wrap past zero is more than any memory.
+  if (size > SIZE_MAX - kBlockAlignment)
+    return fail(HKRT_ERROR_OUT_OF_MEMORY, "malloc async of %zu bytes: more than any memory", size);
   const size_t rounded = (size + kBlockAlignment - 1) / kBlockAlignment * kBlockAlignment;
   Op* marker = nullptr;
   uintptr_t base = find_free_locked(pool, stream, rounded, &marker);

@@ -89,7 +89,7 @@ class thread_group {
   __HK_CG_FN unsigned thread_rank() const {
     switch (type_) {
       case internal::cg_workgroup: return __hk_detail::block_rank();
-      case internal::cg_tiled_group: return __hk_detail::block_rank() & (size_ - 1);
+      case internal::cg_tiled_group:
       case internal::cg_coalesced_group: return __hk_detail::rank_in(mask_, __hk_cg::lane());
       default:
         return (unsigned)(__hk_detail::block_index() * __hk_detail::block_size() +

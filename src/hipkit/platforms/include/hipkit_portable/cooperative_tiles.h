@@ -178,8 +178,13 @@ __HK_CG_FN thread_group tiled_partition(const thread_group& parent, unsigned n) 
   if (parent.type_ == internal::cg_tiled_group)
     return thread_group(internal::cg_tiled_group, n, __hk_detail::tile_lanes(n),
                         __hk_detail::tile_meta_rank(parent.size_, n), parent.size_ / n);
-  return thread_group(internal::cg_tiled_group, n, __hk_detail::tile_lanes(n),
-                      __hk_detail::block_rank() / n, (parent.size_ + n - 1) / n);
+  // The block's last tile may be cut short by its end: it has the threads that are there,
+  // as HIP's (its size, ranks and lanes).
+  const unsigned tile = __hk_detail::block_rank() / n, left = parent.size_ - tile * n;
+  const unsigned size = left < n ? left : n;
+  return thread_group(internal::cg_tiled_group, size,
+                      __hk_detail::low_bits(size) << (__hk_cg::lane() & ~(n - 1)), tile,
+                      (parent.size_ + n - 1) / n);
 }
 __HK_CG_FN thread_group tiled_partition(const thread_block& parent, unsigned n) {
   return tiled_partition(static_cast<const thread_group&>(parent), n);

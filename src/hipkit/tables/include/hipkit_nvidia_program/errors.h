@@ -85,6 +85,7 @@ inline hipError_t __hk_hip_error(int error) {
     case 999:
     case 1052:
     case 1053:
+    case 1054:
       return static_cast<hipError_t>(error);
     case 34: return hipErrorInsufficientDriver;
     case 46: return hipErrorNoDevice;

@@ -80,7 +80,8 @@
   X(hipErrorInvalidTexture, 912, "invalid texture")                                               \
   X(hipErrorUnknown, 999, "unknown error")                                                        \
   X(hipErrorRuntimeMemory, 1052, "unknown error")                                                 \
-  X(hipErrorRuntimeOther, 1053, "unknown error")
+  X(hipErrorRuntimeOther, 1053, "unknown error")                                                  \
+  X(hipErrorTbd, 1054, "unknown error")
 
 // HIP's older names of some codes follow the codes' own.
 #define __HK_ENUMERATOR(name, value, text) name = value,

@@ -45,6 +45,11 @@ inline hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags = hi
   __HK_API_CALL();
   // Every kind of host memory is the same on the CPU; the flags are kept
   // for hipHostGetFlags.  The current device's, as CUDA's: its reset frees it.
+  // Coherent and non-coherent at once is no kind at all (HIP's hipErrorInvalidValue).
+  if ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)) {
+    if (ptr != nullptr) *ptr = nullptr;
+    return __hk::result(hipErrorInvalidValue);
+  }
   return __hk_api_call.allocated(
       __hk::result(hkrt_host_alloc(__hk::current(), ptr, size, flags)), ptr, size, true);
 }

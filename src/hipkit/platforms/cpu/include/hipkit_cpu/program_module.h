@@ -17,7 +17,9 @@
 #include "runtime_module.h"
 
 typedef hkrt_module* hipModule_t;
-typedef const hk_kernel_desc* hipFunction_t;
+// Not a pointer to const, as HIP's is not: programs cast it to void* (a kernel
+// node's func); nothing writes through it.
+typedef hk_kernel_desc* hipFunction_t;
 
 // hipModuleLaunchKernel's `extra`: {BUFFER_POINTER, buffer, BUFFER_SIZE, &size, END}.
 #define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
@@ -122,7 +124,10 @@ inline hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t modu
                                        const char* kname) {
   __HK_API_CALL();
   if (function == nullptr || kname == nullptr) return __hk::result(hipErrorInvalidValue);
-  return __hk::result(hkrt_module_get_function(module, kname, function));
+  const hk_kernel_desc* found = nullptr;
+  const int code = hkrt_module_get_function(module, kname, &found);
+  if (code == 0) *function = const_cast<hk_kernel_desc*>(found);
+  return __hk::result(code);
 }
 
 inline hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t module,
