@@ -184,3 +184,31 @@ def test_noinline_as_specifier_and_inside_attribute_lists(cpu, rng):
     x = hipkit.to_device(host, device=cpu)
     kernel[2, 256](x, host.size)
     np.testing.assert_array_equal(x.get(), 5 * host + (host / 2).astype(np.int32))
+
+
+SUMS = r"""
+template <int K> __device__ int scaled(int v) { return K * v; }
+
+extern "C" __global__ void sums(int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = threadIdx.y + blockIdx.y * 32;
+    if (i < n) out[i] = j + (threadIdx.x + scaled<2>(1) < 5u) + threadIdx.x * 2 + (n - threadIdx.x);
+}
+"""
+
+
+def test_thread_sums_are_written_as_contiguous_indices(cpu):
+    # transform/thread_index.py: `U + threadIdx.c` becomes a helper that the C++
+    # compiler sees as an index growing by one per thread.  A `<` that may open a
+    # template's arguments, a product and a difference are left as written.
+    mod = hipkit.compile(SUMS, name="sums.hip")
+    text = (mod.binary.path.parent / "kernel.ii").read_text()
+    body = text[text.index("void sums(") :]
+    assert "::__hk::plus_thread(blockIdx.x * blockDim.x , threadIdx.x)" in body
+    assert "::__hk::thread_plus(threadIdx.y , blockIdx.y * 32)" in body
+    assert "(threadIdx.x + scaled<2>(1) < 5u)" in body
+    assert "threadIdx.x * 2 + (n - threadIdx.x)" in body
+    out = hipkit.zeros(100, np.int32)
+    mod.get_function("sums")[2, 64](out, 100)
+    t = np.arange(100) % 64
+    np.testing.assert_array_equal(out.get(), (t + 2 < 5) + 2 * t + (100 - t))

@@ -23,6 +23,7 @@ from .shared import shared_declaration
 from .split import Splitter
 from .split_regions import THREAD_LOOP
 from .split_state import Unsupported
+from .thread_index import thread_sum_rewrites
 from .unit import Unit, c_string
 
 
@@ -86,6 +87,7 @@ def block_function(
     unit.default_subs.update(_identity_rewrites(toks, fn, name))
     if body is not None:
         unit.default_subs.update(_local_atomics(toks, fn, body))
+        unit.default_subs.update(thread_sum_rewrites(toks, body.start, body.end, unit.default_subs))
     local_names = frozenset(name for name, _ in local_declarations(toks, body)) if body else frozenset()
     splitter = Splitter(
         toks, unit.emit, unit.default_subs, params, device_globals, local_names, needs_tls, fn.body_close

@@ -68,6 +68,32 @@ __attribute__((always_inline)) inline void assume_launch_limits(const hk_index3&
     __builtin_unreachable();
 }
 
+// u + t and t + u for a thread coordinate t (below 1024), as the transform
+// writes `U + threadIdx.x` (transform/thread_index.py): the sum's own type and
+// value.  A 32-bit unsigned sum is computed in int arithmetic where it cannot
+// wrap, so that the compiler sees an index that grows by one per thread of the
+// loop; converted to int, the unsigned sum is not affine to GCC (a contiguous
+// access would be a gather, or stay scalar).  The branch is the same for every
+// thread: the loop is unswitched on it.
+template <class U>
+__attribute__((always_inline)) inline auto plus_thread(U u, unsigned t) {
+  if constexpr (std::is_integral_v<U> && std::is_same_v<decltype(u + t), unsigned>) {
+    const unsigned v = static_cast<unsigned>(u);
+    if (v <= 0x7fffffffu - 1024u) return static_cast<unsigned>(static_cast<int>(v) + static_cast<int>(t));
+    return v + t;
+  } else {
+    return u + t;
+  }
+}
+template <class U>
+__attribute__((always_inline)) inline auto thread_plus(unsigned t, U u) {
+  if constexpr (std::is_integral_v<U> && std::is_same_v<decltype(t + u), unsigned>) {
+    return plus_thread(u, t);
+  } else {
+    return t + u;
+  }
+}
+
 __attribute__((always_inline)) inline void* scratch(hk_block_context* c, size_t bytes,
                                                     size_t align) noexcept {
   uintptr_t p = (reinterpret_cast<uintptr_t>(c->scratch_cur) + align - 1) & ~(uintptr_t)(align - 1);
