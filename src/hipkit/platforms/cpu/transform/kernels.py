@@ -19,6 +19,7 @@ from ....cxx.lexer import IDENT, Token
 from ....cxx.statements import local_declarations, parse_compound, walk
 from ....cxx.toplevel import Function
 from .analysis import SYNC_NAMES, called_names, is_strided_loop, param_modes
+from .guards import peel_guards
 from .shared import shared_declaration
 from .split import Splitter
 from .split_regions import THREAD_LOOP
@@ -109,6 +110,11 @@ def block_function(
     tls = "::threadIdx = threadIdx;" if needs_tls else ""
     if mode == "loop":
         run = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
+        peel = peel_guards(splitter, body, set(rest_subs)) if body is not None else None
+        if peel is not None:  # the block's guards have one value in all its threads: a copy without them
+            fast = unit.emit(fn.body_open + 1, fn.body_close, {**rest_subs, **peel.subs})
+            copy = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {fast} }}();\n}}"
+            run = f"if (__hk_b.n && {peel.check}) {{\n{copy}\n}} else {{\n{run}\n}}"
     else:
         run = (
             f"auto __hk_thread = [{captures}](unsigned __t) mutable {{\n"

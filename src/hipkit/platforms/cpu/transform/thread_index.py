@@ -61,6 +61,27 @@ def thread_sum_rewrites(toks: list[Token], lo: int, hi: int, taken: dict[int, tu
     return subs
 
 
+def index_form(toks: list[Token], lo: int, hi: int) -> tuple[str, tuple[int, int]] | None:
+    """If toks[lo:hi] is exactly ``U + threadIdx.c``, ``threadIdx.c + U`` or
+    ``threadIdx.c``: the coordinate c and the range of U (empty for the bare
+    coordinate), else None.  No other token of the range names threadIdx."""
+    found = [j for j in range(lo, hi) if toks[j].text == "threadIdx"]
+    if len(found) != 1:
+        return None
+    j = found[0]
+    if j + 2 >= hi or toks[j + 1].text != "." or toks[j + 2].text not in ("x", "y", "z"):
+        return None
+    first, last = _parenthesized(toks, j, j + 2)
+    if (first, last) == (lo, hi - 1):
+        return toks[j + 2].text, (lo, lo)
+    # The operand scans stop at the tokens around the range (`=`, `;`, `&&`, ...).
+    sum_ = _sum_around(toks, first, last, lo - 1, hi + 1)
+    if sum_ is None or (sum_[0], sum_[2]) != (lo, hi - 1):
+        return None
+    start, plus, end = sum_
+    return toks[j + 2].text, ((start, plus) if plus == first - 1 else (plus + 1, end + 1))
+
+
 def _parenthesized(toks: list[Token], first: int, last: int) -> tuple[int, int]:
     """``(threadIdx.x)`` (hipThreadIdx_x's expansion) as a whole, unless it is a call's argument."""
     while toks[first - 1].text == "(" and toks[last + 1].text == ")":
