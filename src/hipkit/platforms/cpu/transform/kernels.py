@@ -54,9 +54,13 @@ def block_function(
     assert fn.body_open is not None and fn.body_close is not None
     name = "::".join([*filter(None, fn.namespace), fn.name])
     header = unit.emit(fn.decl_start, fn.body_open, {})
+    # The body is inlined into the block function: as a function of its own
+    # (GCC does not inline one this large), it reads the kernel's parameters
+    # from its closure in memory, and a load under a guard keeps a thread loop
+    # from vectorizing (`s[t] = i < n ? in[i] : 0`: `in` is loaded only where i < n).
     prologue = [
         "{ ::__hk::specialize([=](auto __hk_small, const hk_index3 blockIdx, const hk_index3 blockDim,"
-        " const hk_index3 gridDim) {",
+        " const hk_index3 gridDim) __attribute__((always_inline)) {",
         "if constexpr (decltype(__hk_small)::value) {",
         "  if (blockIdx.x >= (1u << 21)) __builtin_unreachable();",
         "}",
