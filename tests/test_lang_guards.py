@@ -55,6 +55,18 @@ extern "C" __global__ void negative_start(int* flags, int start, unsigned limit)
   if (k < limit) flags[threadIdx.x] = 1;
 }
 
+// Guards in the stretches between barriers: a value that lives across one, an
+// early return after one.
+extern "C" __global__ void neighbours(const float* in, float* out, int n) {
+  __shared__ float s[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : -1.0f;
+  s[threadIdx.x] = v;
+  __syncthreads();
+  if (i >= n) return;
+  out[i] = v + s[(threadIdx.x + 1) % blockDim.x];
+}
+
 // The index changes before the guard: the guard is not proved, the kernel still right.
 extern "C" __global__ void shifted(const int* in, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -128,4 +140,21 @@ def test_index_assigned_before_its_guard(device, rng, n):
         recover(device)
     expect = np.zeros(n, np.int32)
     expect[: max(n - 3, 0)] = 2 * src[3:]
+    np.testing.assert_array_equal(out.get(), expect)
+
+
+@pytest.mark.parametrize("n", [1, 9, 255, 256, 600])
+def test_guards_between_barriers(device, rng, n):
+    mod = compile_once(SOURCE)
+    x = rng.random(n, dtype=np.float32)
+    out = hipkit.zeros(n + 8, np.float32)
+    try:
+        mod.get_function("neighbours")[cdiv(n, 256), 256](hipkit.to_device(x), out, n)
+    finally:
+        recover(device)
+    v = np.full(cdiv(n, 256) * 256, -1, np.float32)
+    v[:n] = x
+    blocks = v.reshape(-1, 256)
+    expect = np.zeros(n + 8, np.float32)
+    expect[:n] = (blocks + np.roll(blocks, -1, axis=1)).ravel()[:n]
     np.testing.assert_array_equal(out.get(), expect)

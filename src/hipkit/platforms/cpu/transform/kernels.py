@@ -114,7 +114,7 @@ def block_function(
     tls = "::threadIdx = threadIdx;" if needs_tls else ""
     if mode == "loop":
         run = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
-        peel = peel_guards(splitter, body, set(rest_subs)) if body is not None else None
+        peel = peel_guards(splitter, body.children, frozenset(rest_subs)) if body is not None else None
         if peel is not None:  # the block's guards have one value in all its threads: a copy without them
             fast = unit.emit(fn.body_open + 1, fn.body_close, {**rest_subs, **peel.subs})
             copy = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {fast} }}();\n}}"

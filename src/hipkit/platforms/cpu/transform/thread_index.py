@@ -17,7 +17,7 @@ a template bracket, or anything else is unclear, the sum is left alone.
 
 from __future__ import annotations
 
-from ....cxx.brackets import match_close
+from ....cxx.brackets import match_close, match_open
 from ....cxx.lexer import ASSIGN_OPS, CHAR, IDENT, NUMBER, PUNCT, Token
 from .analysis import SYNC_NAMES, unary_context
 
@@ -114,7 +114,7 @@ def _left_operand(toks: list[Token], k: int, lo: int) -> int | None:
     while k >= lo:
         t = toks[k]
         if t.text in (")", "]"):
-            open_ = _match_open(toks, k)
+            open_ = match_open(toks, k)
             before = toks[open_ - 1]
             if before.text in _STATEMENT_PARENS:
                 return k + 1
@@ -155,19 +155,3 @@ def _right_operand(toks: list[Token], k: int, hi: int) -> int | None:
         else:
             return None
     return None
-
-
-def _match_open(toks: list[Token], k: int) -> int:
-    """Index of the bracket opening the one that closes at toks[k]."""
-    depth = 0
-    for j in range(k, -1, -1):
-        text = toks[j].text
-        if toks[j].kind != PUNCT:
-            continue
-        if text in (")", "]", "}"):
-            depth += 1
-        elif text in ("(", "[", "{"):
-            depth -= 1
-            if depth == 0:
-                return j
-    return 0
