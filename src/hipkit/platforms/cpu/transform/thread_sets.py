@@ -23,7 +23,12 @@ from ....cxx.lexer import IDENT
 from ....cxx.statements import Stmt
 from .split_state import SplitState
 
-_MONOTONE = {"<": "below", "<=": "below", ">": "above", ">=": "above"}
+_COMPARISON = {
+    "<": "::__hk::comparison::less",
+    "<=": "::__hk::comparison::less_equal",
+    ">": "::__hk::comparison::greater",
+    ">=": "::__hk::comparison::greater_equal",
+}
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 
 
@@ -92,7 +97,7 @@ def _conjunct(state: SplitState, lo: int, hi: int, decls: dict) -> str | None:
     toks = state.toks
     while toks[lo].text == "(" and match_close(toks, lo) == hi - 1:
         lo, hi = lo + 1, hi - 1
-    ops = top_indices(toks, lo, hi, (*_MONOTONE, "=="))
+    ops = top_indices(toks, lo, hi, (*_COMPARISON, "=="))
     if len(ops) != 1:
         return None
     op = ops[0]
@@ -111,16 +116,17 @@ def _conjunct(state: SplitState, lo: int, hi: int, decls: dict) -> str | None:
         if kind == "residue":
             if text != "==":
                 return None
-            value = state.emit_slice(*k, {})
-            return f"::__hk::residue({x_at}, {holds}, ({modulus}), ({value}))"
+            return f"::__hk::residue({x_at}, {holds}, ({modulus}), ({state.emit_slice(*k, {})}))"
         init_at = _lambda("auto", "", init)
+        value = state.emit_slice(*k, {})
         if text != "==":
-            return f"::__hk::{_MONOTONE[text]}({x_at}, {init_at}, {holds})"
+            return f"::__hk::compare({x_at}, {init_at}, {holds}, ({value}), {_COMPARISON[text]})"
         # X == K: X <= K (a prefix) and X >= K (a suffix).
         halves = []
-        for half, shape in (("<=", "below"), (">=", "above")):
+        for half in ("<=", ">="):
             swapped = state.emit_slice(lo, hi, {op: (op, half if x[0] == lo else _FLIPPED[half])})
-            halves.append(f"::__hk::{shape}({x_at}, {init_at}, {_lambda('bool', decl, swapped)})")
+            test = _lambda("bool", decl, swapped)
+            halves.append(f"::__hk::compare({x_at}, {init_at}, {test}, ({value}), {_COMPARISON[half]})")
         return ", ".join(halves)
     return None
 

@@ -18,21 +18,19 @@ struct thread_set {
 
 // A conjunct `X op K`, K the same in every thread, X the thread's x index as a
 // variable holds it (x_at) and initialized with threadIdx.x (init_at): true on
-// a prefix of the block's threads (below: op < or <=) or a suffix (above).
-template <class XAt, class IAt, class P>
+// a prefix of the block's threads (op < or <=) or a suffix (op > or >=).
+enum class comparison { less, less_equal, greater, greater_equal };
+template <class XAt, class IAt, class P, class K>
 struct monotone_conjunct {
   XAt x_at;
   IAt init_at;
   P holds;
-  bool prefix;
+  K k;
+  comparison op;
 };
-template <class XAt, class IAt, class P>
-monotone_conjunct<XAt, IAt, P> below(XAt x, IAt i, P p) {
-  return {x, i, p, true};
-}
-template <class XAt, class IAt, class P>
-monotone_conjunct<XAt, IAt, P> above(XAt x, IAt i, P p) {
-  return {x, i, p, false};
+template <class XAt, class IAt, class P, class K>
+monotone_conjunct<XAt, IAt, P, K> compare(XAt x, IAt i, P p, K k, comparison op) {
+  return {x, i, p, k, op};
 }
 
 // A conjunct `X == K`, X = threadIdx.x % C as a variable holds it.
@@ -52,30 +50,53 @@ __attribute__((always_inline)) inline hk_index3 thread_x(int t) noexcept {
   return hk_index3{static_cast<unsigned>(t), 0, 0};
 }
 
+// The first thread (of n) for which `t op k` differs from its value at thread
+// 0, for an integer k, the comparison made in the type the code makes it in
+// (k negative compared with an unsigned index is a large number, say).
+template <class X, class K>
+int boundary(int n, K k, comparison op) {
+  using T = decltype(X{} + K{});
+  const T v = static_cast<T>(k), zero = T(0), top = static_cast<T>(n - 1);
+  switch (op) {
+    case comparison::less:  // t < v on [0, v)
+    case comparison::greater_equal:  // t >= v from v
+      return v <= zero ? 0 : v > top ? n : static_cast<int>(v);
+    default:  // t <= v on [0, v], t > v from v + 1
+      return v < zero ? 0 : v >= top ? n : static_cast<int>(v) + 1;
+  }
+}
+
 // X is threadIdx.x itself when its variable holds the last thread's index
 // exactly (a narrower type would not); the comparison, of an index that grows
-// by one per thread with one value, then changes once over the block: a
-// binary search finds where.
-template <class XAt, class IAt, class P>
-bool narrow(thread_set& s, const block& b, const monotone_conjunct<XAt, IAt, P>& c) {
+// by one per thread with one value, then changes once over the block.  Where K
+// is not an integer, a binary search of the comparison itself finds where.
+template <class XAt, class IAt, class P, class K>
+bool narrow(thread_set& s, const block& b, const monotone_conjunct<XAt, IAt, P, K>& c) {
   using X = decltype(c.x_at(hk_index3{}));
-  if constexpr (!std::is_integral_v<X> || std::is_same_v<X, bool>) {
+  if constexpr (!std::is_integral_v<X> || std::is_same_v<X, bool> || !std::is_arithmetic_v<K>) {
     return false;
   } else {
     const hk_index3 last = thread_x(b.n - 1);
     if (static_cast<long long>(c.x_at(last)) != static_cast<long long>(c.init_at(last))) return false;
-    int lo = 0, hi = b.n;  // the first thread where holds() is not what it is at thread 0 of its shape
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (static_cast<bool>(c.holds(thread_x(mid))) == c.prefix)
-        lo = mid + 1;
-      else
-        hi = mid;
+    const bool prefix = c.op == comparison::less || c.op == comparison::less_equal;
+    int edge;
+    if constexpr (std::is_integral_v<K>) {
+      edge = boundary<X>(b.n, c.k, c.op);
+    } else {
+      int lo = 0, hi = b.n;
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (static_cast<bool>(c.holds(thread_x(mid))) == prefix)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      edge = lo;
     }
-    if (c.prefix)
-      s.hi = lo < s.hi ? lo : s.hi;
+    if (prefix)
+      s.hi = edge < s.hi ? edge : s.hi;
     else
-      s.lo = lo > s.lo ? lo : s.lo;
+      s.lo = edge > s.lo ? edge : s.lo;
     return true;
   }
 }
