@@ -184,3 +184,74 @@ def test_noinline_as_specifier_and_inside_attribute_lists(cpu, rng):
     x = hipkit.to_device(host, device=cpu)
     kernel[2, 256](x, host.size)
     np.testing.assert_array_equal(x.get(), 5 * host + (host / 2).astype(np.int32))
+
+
+SUMS = r"""
+template <int K> __device__ int scaled(int v) { return K * v; }
+
+extern "C" __global__ void sums(int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = threadIdx.y + blockIdx.y * 32;
+    if (i < n) out[i] = j + (threadIdx.x + scaled<2>(1) < 5u) + threadIdx.x * 2 + (n - threadIdx.x);
+}
+"""
+
+
+def test_thread_sums_are_written_as_contiguous_indices(cpu):
+    # transform/thread_index.py: `U + threadIdx.c` becomes a helper that the C++
+    # compiler sees as an index growing by one per thread.  A `<` that may open a
+    # template's arguments, a product and a difference are left as written.
+    mod = hipkit.compile(SUMS, name="sums.hip")
+    text = (mod.binary.path.parent / "kernel.ii").read_text()
+    body = text[text.index("void sums(") :]
+    assert "::__hk::plus_thread(blockIdx.x * blockDim.x , threadIdx.x)" in body
+    assert "::__hk::thread_plus(threadIdx.y , blockIdx.y * 32)" in body
+    assert "(threadIdx.x + scaled<2>(1) < 5u)" in body
+    assert "threadIdx.x * 2 + (n - threadIdx.x)" in body
+    out = hipkit.zeros(100, np.int32)
+    mod.get_function("sums")[2, 64](out, 100)
+    t = np.arange(100) % 64
+    np.testing.assert_array_equal(out.get(), (t + 2 < 5) + 2 * t + (100 - t))
+
+
+GUARDS = r"""
+extern "C" __global__ void inside(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+
+extern "C" __global__ void leaves(const float* x, float* y, int n) {
+    const int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i >= n) return;
+    y[i] = 2.0f * x[i];
+}
+
+extern "C" __global__ void not_an_index(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x * 2;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+"""
+
+
+def test_guards_proved_for_a_block_get_a_copy_without_them(cpu):
+    # transform/guards.py: the block's guards tested at its first and last thread,
+    # and a copy of the thread loop with each guard replaced by its value.
+    mod = hipkit.compile(GUARDS, name="guards.hip")
+    text = (mod.binary.path.parent / "kernel.ii").read_text()
+    inside = text[text.index("void inside(") : text.index("void leaves(")]
+    leaves = text[text.index("void leaves(") : text.index("void not_an_index(")]
+    other = text[text.index("void not_an_index(") :]
+    assert inside.count("::__hk::guard_at_ends(") == 1 and "if (true) y[i]" in inside
+    assert leaves.count("::__hk::guard_at_ends(") == 1 and "if (false) return;" in leaves
+    assert "guard_at_ends" not in other.split("__hk_module")[0]
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    # not_an_index: thread t of block b writes element 128 b + 2 t.
+    written = np.zeros(n, bool)
+    for b in range(-(-n // 128)):
+        i = 128 * b + 2 * np.arange(128)
+        written[i[i < n]] = True
+    for name, expect in (("inside", 2 * x), ("leaves", 2 * x), ("not_an_index", np.where(written, 2 * x, 0))):
+        y = hipkit.zeros(n, np.float32)
+        mod.get_function(name)[-(-n // 128), 128](hipkit.to_device(x), y, n)
+        np.testing.assert_array_equal(y.get(), expect, err_msg=name)

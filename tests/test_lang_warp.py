@@ -207,6 +207,16 @@ __global__ void warp_branches(const T* in, T* out) {
   out[i] = v;
 }
 
+// Every lane after `v += __shfl_down(v, d)`, d the same in all threads (the CPU
+// does the whole block in one pass): a lane whose source is past its warp or the
+// block adds its own value.
+extern "C" __global__ void shift_add_all_lanes(const int* in, int* out, int d) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  v += __shfl_down(v, d);
+  out[i] = v;
+}
+
 // Lanes exchange through shared memory, ordered by __syncwarp.
 extern "C" __global__ void syncwarp_exchange(const int* in, int* out) {
   __shared__ int s[1024];
@@ -517,6 +527,21 @@ def test_partial_last_warp(mod, rng, device, block):
             want_sums[b * warps_per_block + w] = x[start:stop].sum()
     np.testing.assert_array_equal(scan.get(), want_scan)
     np.testing.assert_array_equal(sums.get(), want_sums)
+
+
+@pytest.mark.parametrize("block", [1, 64, 100, 256])
+@pytest.mark.parametrize("d", [0, 1, 5, 31, 63, 64, 100])
+def test_shift_add_in_every_lane(mod, rng, device, block, d):
+    W = device.warp_size
+    grid = 2
+    x = rng.integers(-1000, 1000, grid * block, dtype=np.int32)
+    out = hipkit.empty(grid * block, np.int32)
+    mod.get_function("shift_add_all_lanes")[grid, block](hipkit.to_device(x), out, d)
+    t = np.arange(grid * block) % block
+    lane = t % W
+    src = np.arange(grid * block) + d
+    inside = (lane + d < W) & (t + d < block)
+    np.testing.assert_array_equal(out.get(), x + np.where(inside, x[np.where(inside, src, 0)], x))
 
 
 @pytest.mark.parametrize("ctype", list(TYPES))

@@ -33,6 +33,22 @@ def match_close(toks: list[Token], i: int) -> int:
     raise ParseError(f"unbalanced {toks[i].text!r} at line {toks[i].line}")
 
 
+def match_open(toks: list[Token], i: int) -> int:
+    """Index of the bracket opening the one that closes at ``toks[i]``."""
+    depth = 0
+    for j in range(i, -1, -1):
+        t = toks[j].text
+        if toks[j].kind != PUNCT:
+            continue
+        if t in CLOSE:
+            depth += 1
+        elif t in OPEN:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ParseError(f"unbalanced {toks[i].text!r} at line {toks[i].line}")
+
+
 def match_angle(toks: list[Token], i: int) -> int:
     """Index of the ``>`` closing the template bracket ``<`` at ``toks[i]``."""
     depth = 0
@@ -81,6 +97,21 @@ def split_top(
         j += 1
     parts.append((start, hi))
     return parts
+
+
+def top_indices(toks: list[Token], lo: int, hi: int, texts) -> list[int]:
+    """Indices of the depth-0 tokens of ``toks[lo:hi]`` whose text is in ``texts``."""
+    found = []
+    j = lo
+    while j < hi:
+        t = toks[j]
+        if t.kind == PUNCT and t.text in OPEN:
+            j = match_close(toks, j) + 1
+            continue
+        if t.text in texts:
+            found.append(j)
+        j += 1
+    return found
 
 
 def find_top(toks: list[Token], lo: int, hi: int, text: str) -> int:

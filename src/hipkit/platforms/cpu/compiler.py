@@ -41,11 +41,16 @@ from .transform import INCLUDE_DIR, TransformError, transform
 _log = logging.getLogger("hipkit")
 
 # Kernel code as GPU compilers treat it: no errno or floating-point traps,
-# fused multiply-add (nvcc's default).  The target ISA is isa.march_flag().
+# fused multiply-add (nvcc's default); the target ISA is isa.march_flag().  A
+# loop over a block's threads that copies or clears is no call of memcpy or
+# memset: for a block's thousand
+# elements glibc's takes longer than the loop (a tree reduction's first
+# stretch, `s[t] = in[i]`, spent a third of its time there).
 _CODE_FLAGS = (
     "-fno-math-errno",
     "-fno-trapping-math",
     "-ffp-contract=fast",
+    "-fno-tree-loop-distribute-patterns",
     "-Wno-unknown-pragmas",
 )
 # -fno-gnu-unique keeps inline statics (shared memory in device functions)

@@ -19,10 +19,12 @@ from ....cxx.lexer import IDENT, Token
 from ....cxx.statements import local_declarations, parse_compound, walk
 from ....cxx.toplevel import Function
 from .analysis import SYNC_NAMES, called_names, is_strided_loop, param_modes
+from .guards import peel_guards
 from .shared import shared_declaration
 from .split import Splitter
 from .split_regions import THREAD_LOOP
 from .split_state import Unsupported
+from .thread_index import thread_sum_rewrites
 from .unit import Unit, c_string
 
 
@@ -52,9 +54,13 @@ def block_function(
     assert fn.body_open is not None and fn.body_close is not None
     name = "::".join([*filter(None, fn.namespace), fn.name])
     header = unit.emit(fn.decl_start, fn.body_open, {})
+    # The body is inlined into the block function: as a function of its own
+    # (GCC does not inline one this large), it reads the kernel's parameters
+    # from its closure in memory, and a load under a guard keeps a thread loop
+    # from vectorizing (`s[t] = i < n ? in[i] : 0`: `in` is loaded only where i < n).
     prologue = [
         "{ ::__hk::specialize([=](auto __hk_small, const hk_index3 blockIdx, const hk_index3 blockDim,"
-        " const hk_index3 gridDim) {",
+        " const hk_index3 gridDim) __attribute__((always_inline)) {",
         "if constexpr (decltype(__hk_small)::value) {",
         "  if (blockIdx.x >= (1u << 21)) __builtin_unreachable();",
         "}",
@@ -86,6 +92,7 @@ def block_function(
     unit.default_subs.update(_identity_rewrites(toks, fn, name))
     if body is not None:
         unit.default_subs.update(_local_atomics(toks, fn, body))
+        unit.default_subs.update(thread_sum_rewrites(toks, body.start, body.end, unit.default_subs))
     local_names = frozenset(name for name, _ in local_declarations(toks, body)) if body else frozenset()
     splitter = Splitter(
         toks, unit.emit, unit.default_subs, params, device_globals, local_names, needs_tls, fn.body_close
@@ -107,6 +114,11 @@ def block_function(
     tls = "::threadIdx = threadIdx;" if needs_tls else ""
     if mode == "loop":
         run = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
+        peel = peel_guards(splitter, body.children, frozenset(rest_subs)) if body is not None else None
+        if peel is not None:  # the block's guards have one value in all its threads: a copy without them
+            fast = unit.emit(fn.body_open + 1, fn.body_close, {**rest_subs, **peel.subs})
+            copy = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {fast} }}();\n}}"
+            run = f"if (__hk_b.n && {peel.check}) {{\n{copy}\n}} else {{\n{run}\n}}"
     else:
         run = (
             f"auto __hk_thread = [{captures}](unsigned __t) mutable {{\n"

@@ -219,21 +219,20 @@ class Splitter(WarpOps):
             self.out.append("}")
             return
         self.out.append("{ const ::__hk::scratch_mark __hk_mark(__hk_b);")
-        yes, no = self._new("m"), self._new("m")
-        self.out.append(f"::__hk::mask {yes} = ::__hk::empty_mask(__hk_b), {no} = {yes};")
-        self.out.append(f"{no}.on = ::__hk::zeroed_bytes(__hk_b);")
+        # The threads that take the branch and, if there is an else, those that do not.
+        masks = [self._new("m")] + ([self._new("m")] if other is not None else [])
+        self.out.append(f"::__hk::mask {masks[0]} = ::__hk::empty_mask(__hk_b);")
+        for no in masks[1:]:
+            self.out.append(f"::__hk::mask {no} = ::__hk::empty_mask(__hk_b);")
         cond = self.emit_slice(lo, hi, {})
+        stores = " ".join(f"{m}.on[__t] = {neg}__hk_c;" for m, neg in zip(masks, ("", "!"), strict=False))
         self.out.append(
-            self._thread_loop(
-                ctx,
-                f"{{ {self._prologue()}\nconst bool __hk_c = ({cond}); "
-                f"{yes}.on[__t] = __hk_c; {no}.on[__t] = !__hk_c; }}",
-            )
+            self._thread_loop(ctx, f"{{ {self._prologue()}\nconst bool __hk_c = ({cond}); {stores} }}")
         )
-        self.out.append(f"{yes}.finish(__hk_b); {no}.finish(__hk_b);")
-        self._branch(then, Ctx(yes, ctx.loop_exits), scope_end)
+        self.out.append(" ".join(f"{m}.finish(__hk_b);" for m in masks))
+        self._branch(then, Ctx(masks[0], ctx.loop_exits), scope_end)
         if other is not None:
-            self._branch(other, Ctx(no, ctx.loop_exits), scope_end)
+            self._branch(other, Ctx(masks[1], ctx.loop_exits), scope_end)
         self.out.append("}")
 
     def _branch(self, stmt: Stmt, ctx: Ctx, scope_end: int) -> None:

@@ -14,7 +14,9 @@ from itertools import pairwise
 from ....cxx.declarations import Declaration, parse_declaration
 from ....cxx.statements import Stmt
 from .analysis import has_lambda
+from .guards import peel_guards
 from .split_state import Ctx, SplitState, Unsupported, Var
+from .thread_sets import thread_set_loop
 
 # The block's threads, x fastest; __t is the linear thread index.  Between
 # barriers the threads of a block are unordered (a race is undefined on a GPU),
@@ -87,6 +89,10 @@ class Regions(SplitState):
         subs = dict(subs or {})
         lo, hi = region[0].start, region[-1].end + 1
         prologue = self._prologue()
+        # Guards of a thread's index that hold for the whole block: a copy of
+        # the loop without them (guards.py), its rewrites in `fast`.
+        peel = peel_guards(self, region)
+        fast = {**subs, **peel.subs} if peel else None
         # The region's declarations, in order (a later one may read an earlier
         # one): remat if cheap to recompute, storage if still read after the
         # region, else plain locals of the region.
@@ -101,27 +107,45 @@ class Regions(SplitState):
             names = [self.toks[d.name_index].text for d in decl.declarators]
             if self._rematerializable(decl, stmt):
                 text = self.emit_slice(stmt.start, stmt.end + 1, {})
-                declared.update((n, Var(n, "remat", text=text)) for n in names)
+                declared.update((n, Var(n, "remat", text=text, decl=(stmt.start, stmt.end))) for n in names)
             elif any(self._used_in(n, hi, scope_end) for n in names):
-                declared.update((v.name, v) for v in self._storage(decl, stmt, subs))
+                declared.update((v.name, v) for v in self._storage(decl, stmt, subs, fast))
         self.scopes.pop()
         jumps = self._jumps(region, subs, ctx)
+        if fast is not None:
+            self._jumps(region, fast, ctx)
         # Statements hoisted out of the region (see _hoist_uniform) already ran
         # outside the thread loop; a second copy inside would be a new variable
         # that shadows the hoisted one (a thread-local copy of a __shared__
         # array, say).
         for before, after in pairwise(region):
             if after.start > before.end + 1:
-                subs[before.end + 1] = (after.start - 1, "")
-        body = self.emit_slice(lo, hi, subs)
-        if jumps:
-            code = (
-                f"const int __hk_s = [&]() -> int {{ {prologue}\n{body}\nreturn 0; }}();"
-                " if (__hk_s) __hk_x[__t] = (unsigned char)__hk_s;"
+                for rewrites in (subs, fast or {}):
+                    rewrites[before.end + 1] = (after.start - 1, "")
+
+        def code(rewrites: dict) -> str:
+            body = self.emit_slice(lo, hi, rewrites)
+            if jumps:
+                return (
+                    f"const int __hk_s = [&]() -> int {{ {prologue}\n{body}\nreturn 0; }}();"
+                    " if (__hk_s) __hk_x[__t] = (unsigned char)__hk_s;"
+                )
+            return f"{{ {prologue}\n{{ {body}\n}} }}"
+
+        loop = self._thread_loop(ctx, code(subs))
+        # A region of one `if` that selects threads by their x index, none of
+        # whose variables outlives it: over just those threads (thread_sets.py).
+        restricted = None
+        if not (jumps or ctx.mask or self.uses_exits or any(v.kind != "remat" for v in declared.values())):
+            restricted = thread_set_loop(
+                self, region, subs, lambda text: f"{{ {prologue}\n{{ {text}\n}} }}", loop
             )
-        else:
-            code = f"{{ {prologue}\n{{ {body}\n}} }}"
-        self.out.append(self._thread_loop(ctx, code))
+        if restricted is not None:
+            loop = restricted
+        elif peel is not None and fast is not None:
+            copy = self._thread_loop(ctx, code(fast))
+            loop = f"if (__hk_b.n && {peel.check}) {{\n{copy}\n}} else {{\n{loop}\n}}"
+        self.out.append(loop)
         self.scopes[-1].update(declared)
 
     def _rematerializable(self, decl: Declaration, stmt: Stmt) -> bool:
@@ -135,16 +159,17 @@ class Regions(SplitState):
                 return False
         return True
 
-    def _storage(self, decl: Declaration, stmt: Stmt, subs: dict) -> list[Var]:
+    def _storage(self, decl: Declaration, stmt: Stmt, subs: dict, fast: dict | None = None) -> list[Var]:
         """Per-thread arrays for the variables of ``decl``; rewrites the
-        declaration (in ``subs``) to construct them in place."""
+        declaration (in ``subs``, and in ``fast``, the rewrites of a copy of
+        the region without its guards) to construct them in place."""
         toks = self.toks
         specs = " ".join(
             t.text for t in toks[decl.specs[0] : decl.specs[1]] if t.text not in ("register", "inline")
         )
         is_auto = "auto" in decl.keywords
         made: list[Var] = []
-        parts: list[str] = []
+        slots = []
         for d in decl.declarators:
             name = toks[d.name_index].text
             store = self._new("v")
@@ -167,29 +192,38 @@ class Regions(SplitState):
                     for k in range(d.start, d.init[0] - 1 if d.init else d.end)
                 )
                 self.out.append(f"typedef {specs} {declarator};")
-            init = ""
-            if d.init is not None:
-                inner = self._text(d.init[0], d.init[1], subs)
-                if d.init_kind == "=":
-                    init = inner if inner.startswith("{") else f"({inner})"
-                else:
-                    init = f"{d.init_kind}{inner}{'}' if d.init_kind == '{' else ')'}"
             if d.is_reference:
                 self.out.append(
                     f"auto* const {store} = ::__hk::per_thread<std::remove_reference_t<{tname}>*>(__hk_b);"
                 )
-                parts.append(f"{store}[__t] = &{init}; auto& {name} = *{store}[__t];")
                 made.append(Var(name, "pointer", store))
             else:
                 self.out.append(f"auto* const {store} = ::__hk::per_thread<{tname}>(__hk_b);")
-                if init.startswith("("):  # `= value` or `(arguments)`
-                    construct = f"::__hk::construct({store}[__t], {init[1:-1]});"
-                else:
-                    construct = f"::new (static_cast<void*>(&{store}[__t])) {tname}{init};"
-                parts.append(f"{construct} auto& {name} = {store}[__t];")
                 made.append(Var(name, "storage", store))
-        subs[stmt.start] = (stmt.end, " ".join(parts))
+            slots.append((d, store, tname))
+        for rewrites in (subs, fast) if fast is not None else (subs,):
+            parts = [self._construct(d, store, tname, rewrites) for d, store, tname in slots]
+            rewrites[stmt.start] = (stmt.end, " ".join(parts))
         return made
+
+    def _construct(self, d, store: str, tname: str, rewrites: dict) -> str:
+        """Thread __t's slot of a variable in per-thread storage, made as its
+        declarator would make it, and the name bound to it."""
+        name = self.toks[d.name_index].text
+        init = ""
+        if d.init is not None:
+            inner = self._text(d.init[0], d.init[1], rewrites)
+            if d.init_kind == "=":
+                init = inner if inner.startswith("{") else f"({inner})"
+            else:
+                init = f"{d.init_kind}{inner}{'}' if d.init_kind == '{' else ')'}"
+        if d.is_reference:
+            return f"{store}[__t] = &{init}; auto& {name} = *{store}[__t];"
+        if init.startswith("("):  # `= value` or `(arguments)`
+            construct = f"::__hk::construct({store}[__t], {init[1:-1]});"
+        else:
+            construct = f"::new (static_cast<void*>(&{store}[__t])) {tname}{init};"
+        return f"{construct} auto& {name} = {store}[__t];"
 
     def _jumps(self, region: list[Stmt], subs: dict, ctx: Ctx) -> bool:
         """Rewrite return/break/continue that leave the region into exit codes."""

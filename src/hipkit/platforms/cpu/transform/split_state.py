@@ -30,6 +30,7 @@ class Var:
     kind: str  # uniform | remat | storage | pointer (storage of a reference)
     storage: str = ""  # per-thread array for storage/pointer
     text: str = ""  # the declaration, for remat
+    decl: tuple[int, int] = (-1, -1)  # for remat: its declaration's first and last (;) tokens
 
 
 @dataclass

@@ -68,6 +68,61 @@ __attribute__((always_inline)) inline void assume_launch_limits(const hk_index3&
     __builtin_unreachable();
 }
 
+// u + t and t + u for a thread coordinate t (below 1024), as the transform
+// writes `U + threadIdx.x` (transform/thread_index.py): the sum's own type and
+// value.  A 32-bit unsigned sum is computed in int arithmetic where it cannot
+// wrap, so that the compiler sees an index that grows by one per thread of the
+// loop; converted to int, the unsigned sum is not affine to GCC (a contiguous
+// access would be a gather, or stay scalar).  The branch is the same for every
+// thread: the loop is unswitched on it.
+template <class U>
+__attribute__((always_inline)) inline auto plus_thread(U u, unsigned t) {
+  if constexpr (std::is_integral_v<U> && std::is_same_v<decltype(u + t), unsigned>) {
+    const unsigned v = static_cast<unsigned>(u);
+    if (v <= 0x7fffffffu - 1024u) return static_cast<unsigned>(static_cast<int>(v) + static_cast<int>(t));
+    return v + t;
+  } else {
+    return u + t;
+  }
+}
+template <class U>
+__attribute__((always_inline)) inline auto thread_plus(unsigned t, U u) {
+  if constexpr (std::is_integral_v<U> && std::is_same_v<decltype(t + u), unsigned>) {
+    return plus_thread(u, t);
+  } else {
+    return t + u;
+  }
+}
+
+// Whether `x op u` has one value in every thread of the block: 1 true in all,
+// 0 false in all, -1 not the same or not proved (transform/guards.py).  x is
+// an integer index `A + threadIdx.c` (the transform checked its form), x_at(t)
+// its value at thread t, u the same for every thread.  x is checked to be x0 +
+// t over the block, not negative and without wrapping, so that it grows by one
+// per thread in whatever type the comparison converts it to: the comparison is
+// then monotone over the block, and its values at the first and the last
+// thread are its value everywhere.
+template <class XAt, class U, class Op>
+inline int guard_at_ends(const block& b, int c, XAt x_at, const U& u, Op op) {
+  using X = decltype(x_at(hk_index3{}));
+  if constexpr (!std::is_integral_v<X> || std::is_same_v<X, bool> || !std::is_arithmetic_v<U>) {
+    return -1;
+  } else {
+    const int extent = c == 0 ? b.bx : c == 1 ? b.by : b.bz;
+    hk_index3 first{0, 0, 0}, last{0, 0, 0};
+    (c == 0 ? last.x : c == 1 ? last.y : last.z) = static_cast<unsigned>(extent - 1);
+    const X x0 = x_at(first), x1 = x_at(last);
+    if constexpr (std::is_signed_v<X>) {
+      if (x0 < 0) return -1;
+    }
+    if (x1 < x0 || static_cast<unsigned long long>(x1) - static_cast<unsigned long long>(x0) !=
+                       static_cast<unsigned long long>(extent - 1))
+      return -1;
+    const bool at_first = op(x0, u), at_last = op(x1, u);
+    return at_first == at_last ? static_cast<int>(at_first) : -1;
+  }
+}
+
 __attribute__((always_inline)) inline void* scratch(hk_block_context* c, size_t bytes,
                                                     size_t align) noexcept {
   uintptr_t p = (reinterpret_cast<uintptr_t>(c->scratch_cur) + align - 1) & ~(uintptr_t)(align - 1);

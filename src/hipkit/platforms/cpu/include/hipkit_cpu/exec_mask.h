@@ -27,13 +27,17 @@ struct mask {
     on[t] = 0;
   }
   // Sets lo, hi and count from on[], after a loop that wrote on[t] directly
-  // (plain stores vectorize; set() does not).
+  // (plain stores vectorize; set() does not).  Written as plain min and max
+  // reductions, which vectorize on AVX2 as on AVX-512 (a conditional "last
+  // index" does not).
   void finish(const block& b) noexcept {
     int first = b.n, last = 0, n = 0;
     for (int t = 0; t < b.n; ++t) {
-      first = on[t] && t < first ? t : first;
-      last = on[t] ? t + 1 : last;
-      n += on[t];
+      const int s = on[t];
+      const int f = s ? t : b.n, l = s ? t + 1 : 0;
+      first = f < first ? f : first;
+      last = l > last ? l : last;
+      n += s;
     }
     lo = first, hi = last, count = n;
   }

@@ -108,6 +108,20 @@ template <class V, class F>
 inline void split_shift_apply(const block& b, const mask* m, const unsigned char* x, const V* v,
                               int delta, F f) {
   const int W = warpSize;
+  if (!m && !x && delta >= 0) {
+    // Every thread takes part: the whole block in one pass, a lane whose
+    // source lies past its warp (or past the block) taking its own value; one
+    // loop the compiler vectorizes, not two short ones per warp.
+    const int inside = b.n - delta > 0 ? b.n - delta : 0;
+#pragma GCC ivdep
+    for (int t = 0; t < inside; ++t) {
+      const V ahead = v[t + delta], own = v[t];  // both read: a blend, not a masked load
+      f(t, static_cast<unsigned>(t) % static_cast<unsigned>(W) + delta < static_cast<unsigned>(W) ? ahead : own);
+    }
+#pragma GCC ivdep
+    for (int t = inside; t < b.n; ++t) f(t, v[t]);
+    return;
+  }
   for (int w = range_lo(m) / W * W, last = range_hi(b, m); w < last; w += W) {
     const int lanes = b.n - w < W ? b.n - w : W;
     const int activity = (!m && !x) ? 2 : !m ? warp_activity_exits(x, w, lanes) : warp_activity(m, x, w, lanes);
