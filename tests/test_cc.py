@@ -61,6 +61,15 @@ def write(directory: Path, name: str, text: str) -> Path:
     return path
 
 
+def program_lines(exe: Path, *args: str) -> list[str]:
+    """The output lines of a program built for the CPU, run with ``args``; it must succeed."""
+    done = subprocess.run(
+        [str(exe), *args], capture_output=True, text=True, timeout=120, env=environment(HIPKIT_PLATFORM="cpu")
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def build(directory: Path, *args: str) -> None:
     done = hipkit_command("cc", *args, cwd=directory)
     assert done.returncode == 0, done.stderr

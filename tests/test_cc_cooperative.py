@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_cc import build, write
+from test_cc import build, program_lines, write
 from test_cc_nvidia import NVCC_MISSING
 from test_cli import environment
 
@@ -195,15 +195,7 @@ def test_a_blocks_last_tile_has_the_threads_that_are_there(tmp_path, rng):
         threads = int(rng.integers(1, 200))
         threads += threads % n == 0  # a partial last tile
         values = rng.integers(-1000, 1000, threads)
-        done = subprocess.run(
-            [str(tmp_path / "partial"), str(n), str(threads), *map(str, values)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=environment(HIPKIT_PLATFORM="cpu"),
-        )
-        assert done.returncode == 0, done.stderr
-        lines = done.stdout.splitlines()
+        lines = program_lines(tmp_path / "partial", str(n), str(threads), *map(str, values))
         got = np.array([line.split() for line in lines[:threads]], dtype=np.int64)
         index = np.arange(threads)
         start = index // n * n

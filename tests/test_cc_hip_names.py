@@ -17,12 +17,9 @@ programs built by ``hipkit cc`` on the CPU, each checked here on its own:
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
-from test_cc import EXPECT_MACROS, build, write
+from test_cc import EXPECT_MACROS, build, program_lines, write
 from test_cc_nvidia import NVCC_MISSING
-from test_cli import environment
 
 from hipkit import platforms
 
@@ -125,15 +122,7 @@ int main() {
 def test_attributes_answer_the_properties_and_the_limits_hold(tmp_path):
     write(tmp_path, "attributes.hip", ATTRIBUTES)
     build(tmp_path, "-o", "attributes", "attributes.hip")
-    done = subprocess.run(
-        [str(tmp_path / "attributes")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment(HIPKIT_PLATFORM="cpu"),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = program_lines(tmp_path / "attributes")
     values = {name: (int(a), int(f)) for name, a, f in (line.split() for line in lines[: len(PAIRS)])}
     assert set(values) == {a for a, _ in PAIRS}
     for name, (attribute, field) in values.items():
@@ -213,15 +202,7 @@ int main() {
 def test_arch_macros_error_names_and_null_kernels(tmp_path):
     write(tmp_path, "names.hip", NAMES)
     build(tmp_path, "-o", "names", "names.hip")
-    done = subprocess.run(
-        [str(tmp_path / "names")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment(HIPKIT_PLATFORM="cpu"),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = program_lines(tmp_path / "names")
     # Surfaces run on the CPU; launches inside kernels do not.
     assert lines[0].split() == ["11", "11", "11", "11", "11", "00"]
     assert lines[1:8] == [

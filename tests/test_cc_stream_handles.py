@@ -11,13 +11,10 @@ host lets it go only after it has seen what it checks."""
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-from test_cc import EXPECT_MACROS, build, write
+from test_cc import EXPECT_MACROS, build, program_lines, write
 from test_cc_nvidia import NVCC_MISSING
-from test_cli import environment
 
 from hipkit import platforms
 
@@ -160,15 +157,7 @@ def program(tmp_path_factory):
 def test_per_thread_and_legacy_streams(program, rng):
     x = rng.standard_normal(300).astype(np.float32)
     a, b = np.float32(rng.uniform(-3, 3)), np.float32(rng.uniform(-3, 3))
-    done = subprocess.run(
-        [str(program), repr(float(a)), repr(float(b)), *(repr(float(v)) for v in x)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environment(HIPKIT_PLATFORM="cpu"),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = program_lines(program, repr(float(a)), repr(float(b)), *(repr(float(v)) for v in x))
     assert lines[:2] == ["distinct 1", "flags 0 priority 0"]
     values = np.array([line.split() for line in lines[2:]], dtype=np.float32)
     expected = a * x + b
