@@ -541,7 +541,15 @@ def test_shift_add_in_every_lane(mod, rng, device, block, d):
     lane = t % W
     src = np.arange(grid * block) + d
     inside = (lane + d < W) & (t + d < block)
-    np.testing.assert_array_equal(out.get(), x + np.where(inside, x[np.where(inside, src, 0)], x))
+    want = x + np.where(inside, x[np.where(inside, src, 0)], x)
+    got = out.get()
+    if device.platform.name == "nvidia":
+        # CUDA leaves two cases undefined that HIP (AMD, the CPU) defines as the
+        # thread's own value: a source lane past the block's last thread (the H200
+        # gives garbage), and a delta of a warp or more (it takes the delta mod 32).
+        defined = (d < W) & ((lane + d >= W) | (t + d < block))
+        got, want = got[defined], want[defined]
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("ctype", list(TYPES))
