@@ -12,7 +12,7 @@ import os
 import platform as _platform
 import threading
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ... import __version__, config
@@ -58,6 +58,13 @@ def _cpu_flags() -> frozenset[str]:
 
 
 _Dim3 = ctypes.c_uint32 * 3
+
+
+@lru_cache(maxsize=1024)
+def _dim3(dims: tuple[int, int, int]) -> ctypes.Array:
+    """A grid or block as the C array a launch reads (and never keeps), made
+    once per shape: building two arrays was a quarter of a launch's cost."""
+    return _Dim3(*dims)
 
 
 class CpuPlatform(Platform):
@@ -378,7 +385,7 @@ class CpuPlatform(Platform):
 
     def launch(self, device, function, grid, block, shared_mem, stream, args) -> None:
         code = self._lib.hkrt_launch_packed(
-            device, function.handle, _Dim3(*grid), _Dim3(*block), shared_mem, stream or None, args, len(args)
+            device, function.handle, _dim3(grid), _dim3(block), shared_mem, stream or None, args, len(args)
         )
         if code:
             if code == _READ_SOON and self._read_soon is not None:
@@ -390,8 +397,8 @@ class CpuPlatform(Platform):
         code = self._lib.hkrt_launch_cooperative(
             device,
             function.handle,
-            _Dim3(*grid),
-            _Dim3(*block),
+            _dim3(grid),
+            _dim3(block),
             shared_mem,
             stream or None,
             None,
