@@ -16,7 +16,19 @@ import numpy as np
 
 from .fft import HIPFFT_BACKWARD, HIPFFT_FORWARD, hipfftResult, hipfftType
 
-__all__ = ["EXEC_TYPES", "Geometry", "PlanDescription", "TypeInfo", "describe", "direction_ok", "ints_at", "many", "type_info", "write_handle", "write_size"]
+__all__ = [
+    "EXEC_TYPES",
+    "Geometry",
+    "PlanDescription",
+    "TypeInfo",
+    "describe",
+    "direction_ok",
+    "ints_at",
+    "many",
+    "type_info",
+    "write_handle",
+    "write_size",
+]
 
 R = hipfftResult
 
@@ -62,7 +74,9 @@ class Geometry:
     span: int
 
 
-def _geometry(batch: int, dist: int, lengths: tuple[int, ...], stride: int, embed: tuple[int, ...]) -> Geometry:
+def _geometry(
+    batch: int, dist: int, lengths: tuple[int, ...], stride: int, embed: tuple[int, ...]
+) -> Geometry:
     strides = [0] * len(lengths)
     step = stride
     for k in range(len(lengths) - 1, -1, -1):
@@ -134,7 +148,17 @@ def describe(
         ip_geo_in = _geometry(batch, math.prod(ip_in), in_lengths, 1, ip_in)
         ip_geo_out = _geometry(batch, math.prod(ip_out), out_lengths, 1, ip_out)
         return PlanDescription(
-            rank, n, kind, batch, info, geo_in, geo_out, ip_geo_in, ip_geo_out, _overlay(info, ip_geo_in, ip_geo_out), True
+            rank,
+            n,
+            kind,
+            batch,
+            info,
+            geo_in,
+            geo_out,
+            ip_geo_in,
+            ip_geo_out,
+            _overlay(info, ip_geo_in, ip_geo_out),
+            True,
         )
     if len(inembed) != rank or len(onembed) != rank:
         return R.HIPFFT_INVALID_SIZE
@@ -146,7 +170,9 @@ def describe(
         return R.HIPFFT_INVALID_VALUE
     geo_in = _geometry(batch, idist, in_lengths, istride, inembed)
     geo_out = _geometry(batch, odist, out_lengths, ostride, onembed)
-    return PlanDescription(rank, n, kind, batch, info, geo_in, geo_out, geo_in, geo_out, _overlay(info, geo_in, geo_out), False)
+    return PlanDescription(
+        rank, n, kind, batch, info, geo_in, geo_out, geo_in, geo_out, _overlay(info, geo_in, geo_out), False
+    )
 
 
 def _overlay(info: TypeInfo, inp: Geometry, out: Geometry) -> bool:

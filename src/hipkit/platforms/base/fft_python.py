@@ -23,13 +23,26 @@ from .fft_plan import EXEC_TYPES, PlanDescription, describe, direction_ok, many,
 __all__ = ["Plan", "PythonFftLibrary"]
 
 R = hipfftResult
-_ids = itertools.count(1)
+# Handles far above the small ints cuFFT numbers its plans with: the front end tells
+# the platforms' plans apart by handle.
+_ids = itertools.count(1 << 40)
 
 
 class Plan:
     """A live plan: its description once made, and what was set on it."""
 
-    __slots__ = ("auto_allocate", "desc", "device", "handle", "native", "scale", "state", "stream", "work", "work_area")
+    __slots__ = (
+        "auto_allocate",
+        "desc",
+        "device",
+        "handle",
+        "native",
+        "scale",
+        "state",
+        "stream",
+        "work",
+        "work_area",
+    )
 
     def __init__(self, handle: int, device: int) -> None:
         self.handle = handle
@@ -119,7 +132,7 @@ class PythonFftLibrary(FftLibrary):
         if code:
             return code
         handle = ctypes.c_uint64.from_address(address).value
-        code = self._make_described(handle, *many_args, 0)
+        code = self._make_described(handle, *many_args, 0)  # type: ignore[call-arg]
         if code:
             self.hipfftDestroy(handle)
             write_handle(address, 0)

@@ -83,7 +83,7 @@ def _normalization(scale: float, points: int) -> tuple[int, float]:
 def _view(address: int, side: tuple[tuple[int, ...], np.dtype, tuple[int, ...], int]) -> np.ndarray:
     shape, dtype, strides, nbytes = side
     buffer = (ctypes.c_char * nbytes).from_address(address)
-    return np.ndarray(shape, dtype, buffer=buffer, strides=strides)
+    return np.ndarray(shape, dtype, buffer=buffer, strides=strides)  # type: ignore[arg-type]
 
 
 class ScipyFftLibrary(PythonFftLibrary):
