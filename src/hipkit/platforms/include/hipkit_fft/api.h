@@ -72,6 +72,7 @@ HIPKIT_FFT_DECL hipfftResult hipfftPlan3d(hipfftHandle* plan, int nx, int ny, in
 HIPKIT_FFT_DECL hipfftResult hipfftPlanMany(hipfftHandle* plan, int rank, int* n, int* inembed,
                                             int istride, int idist, int* onembed, int ostride,
                                             int odist, hipfftType type, int batch);
+HIPKIT_FFT_DECL hipfftResult hipfftExtPlanScaleFactor(hipfftHandle plan, double scalefactor);
 HIPKIT_FFT_DECL hipfftResult hipfftMakePlan1d(hipfftHandle plan, int nx, hipfftType type,
                                               int batch, size_t* workSize);
 HIPKIT_FFT_DECL hipfftResult hipfftMakePlan2d(hipfftHandle plan, int nx, int ny, hipfftType type,
