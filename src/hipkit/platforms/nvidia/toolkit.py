@@ -243,7 +243,7 @@ def _shared_library(folder: Path, stem: str) -> Path | None:
     return versioned[-1] if versioned else None
 
 
-def _library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> Cublas | None:
+def _math_library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> Cublas | None:
     if not (include / header).is_file():
         return None
     found = [_shared_library(lib, stem) for stem in stems]
@@ -263,7 +263,7 @@ def _find_library(header: str, stems: tuple[str, ...], folder: str) -> Cublas | 
     places += [(root / "include", root / "lib") for root in roots]
     places += _toolkit_folders(DEFAULT_HOME)
     for include, lib in places:
-        found = _library_in(include, lib, header, stems)
+        found = _math_library_in(include, lib, header, stems)
         if found:
             return found
     return None
