@@ -175,3 +175,24 @@ def test_stream_and_foreign_tensors(device, rng):
     if device.platform.name == "nvidia" and torch.cuda.is_available():
         t = torch.from_numpy(x).cuda()
         close(fft.fft(t), np.fft.fft(x))
+
+
+def test_out(device, rng):
+    """``out=``: written in place and returned, for transforms over the last axes (the
+    plan's own output) and over others (copied there); a wrong one is a ValueError."""
+    x = random(rng, (6, 32), np.complex64)
+    d = hipkit.to_device(x)
+    out = hipkit.empty((6, 32), np.complex64)
+    assert fft.fft(d, out=out) is out
+    close(out, np.fft.fft(x))
+    assert fft.fft(d, axis=0, out=out) is out
+    close(out, np.fft.fft(x, axis=0))
+    r = hipkit.empty((6, 17), np.complex64)
+    fft.rfft(hipkit.to_device(x.real.copy()), out=r)
+    close(r, np.fft.rfft(x.real))
+    fft.fft(d, out=d)  # in place
+    close(d, np.fft.fft(x))
+    with pytest.raises(ValueError, match="out"):
+        fft.fft(d, out=hipkit.empty((6, 31), np.complex64))
+    with pytest.raises(ValueError, match="out"):
+        fft.fft(d, out=hipkit.empty((6, 32), np.complex128))

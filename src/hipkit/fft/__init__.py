@@ -1,8 +1,9 @@
 """hipkit.fft: ``numpy.fft`` on device arrays, on every platform.
 
 The functions are NumPy's, with its arguments (``n``/``s``, ``axis``/``axes``,
-``norm``) and one more, ``stream=`` (a hipkit Stream, a native handle or None: the null
-stream), on which the work is queued in order with kernels and copies.  Arrays are
+``norm``, ``out``: C-contiguous, of the result's shape and dtype) and one more,
+``stream=`` (a hipkit Stream, a native handle or None: the null stream), on which the
+work is queued in order with kernels and copies.  Arrays are
 hipkit DeviceArrays or DLPack tensors on the device (PyTorch, CuPy; on the CPU
 platform, NumPy arrays), read in place; the result is a new DeviceArray (a view in the
 input's axis order of a buffer laid out for the transform: a transform over the

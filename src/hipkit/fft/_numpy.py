@@ -66,29 +66,35 @@ def _groups(axes: tuple[int, ...], lengths: tuple[int, ...]) -> list[tuple[tuple
 
 
 def _run(
-    kind: str, value: Any, s: Shape, axes: Axes, norm: str | None, forward: bool, stream: Any, name: str
-):
+    kind: str,
+    value: Any,
+    s: Shape,
+    axes: Axes,
+    norm: str | None,
+    forward: bool,
+    stream: Any,
+    name: str,
+    out: Any = None,
+) -> DeviceArray:
     _check_norm(norm)
     a = as_array(value)
     axes_, lengths = _axes_and_lengths(a, s, axes, name, real_inverse=kind == "c2r")
+    target = None if out is None else as_array(out, "out")
+    # (kind, axes, lengths, forward) of each plan, in order
     groups = _groups(axes_, lengths)
-    x = a
     if kind == "c2c":
-        for group_axes, group_lengths in groups:
-            x = transform("c2c", x, group_axes, group_lengths, forward, norm, stream)
+        steps = [("c2c", g, n, forward) for g, n in groups]
     elif kind == "r2c":
-        (last_axes, last_lengths), rest = groups[0], groups[1:]
-        x = transform("r2c", x, last_axes, last_lengths, True, norm, stream)
-        for group_axes, group_lengths in rest:
-            x = transform("c2c", x, group_axes, group_lengths, True, norm, stream)
+        steps = [("r2c", *groups[0], True)] + [("c2c", g, n, True) for g, n in groups[1:]]
     else:
-        (last_axes, last_lengths), rest = groups[0], groups[1:]
-        for group_axes, group_lengths in rest:
-            x = transform("c2c", x, group_axes, group_lengths, False, norm, stream)
-        x = transform("c2r", x, last_axes, last_lengths, False, norm, stream)
-    if a is not value:
-        keep(a.device, value, stream)
-    return x
+        steps = [("c2c", g, n, False) for g, n in groups[1:]] + [("c2r", *groups[0], False)]
+    x = a
+    for i, (step, group_axes, group_lengths, direction) in enumerate(steps):
+        last = i == len(steps) - 1
+        x = transform(step, x, group_axes, group_lengths, direction, norm, stream, target if last else None)
+    if a is not value or target is not out:  # foreign tensors: kept until the work is done
+        keep(a.device, (value, out), stream)
+    return x if out is None else out
 
 
 def _one(n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
@@ -96,85 +102,157 @@ def _one(n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
 
 
 def fft(
-    a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    n: int | None = None,
+    axis: int = -1,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 1-D discrete Fourier transform, as ``numpy.fft.fft`` (``n``: crop or pad
     with zeros to ``n`` points)."""
-    return _run("c2c", a, *_one(n, axis), norm, True, stream, "fft")
+    return _run("c2c", a, *_one(n, axis), norm, True, stream, "fft", out)
 
 
 def ifft(
-    a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    n: int | None = None,
+    axis: int = -1,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 1-D inverse transform, as ``numpy.fft.ifft``."""
-    return _run("c2c", a, *_one(n, axis), norm, False, stream, "ifft")
+    return _run("c2c", a, *_one(n, axis), norm, False, stream, "ifft", out)
 
 
 def rfft(
-    a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    n: int | None = None,
+    axis: int = -1,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 1-D transform of real input (``n // 2 + 1`` outputs), as ``numpy.fft.rfft``."""
-    return _run("r2c", a, *_one(n, axis), norm, True, stream, "rfft")
+    return _run("r2c", a, *_one(n, axis), norm, True, stream, "rfft", out)
 
 
 def irfft(
-    a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    n: int | None = None,
+    axis: int = -1,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The inverse of :func:`rfft` (``n`` real outputs, by default ``2 * (m - 1)``)."""
-    return _run("c2r", a, *_one(n, axis), norm, False, stream, "irfft")
+    return _run("c2r", a, *_one(n, axis), norm, False, stream, "irfft", out)
 
 
 def fftn(
-    a: Any, s: Shape = None, axes: Axes = None, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Axes = None,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The N-D transform, as ``numpy.fft.fftn``."""
-    return _run("c2c", a, s, axes, norm, True, stream, "fftn")
+    return _run("c2c", a, s, axes, norm, True, stream, "fftn", out)
 
 
 def ifftn(
-    a: Any, s: Shape = None, axes: Axes = None, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Axes = None,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The N-D inverse transform, as ``numpy.fft.ifftn``."""
-    return _run("c2c", a, s, axes, norm, False, stream, "ifftn")
+    return _run("c2c", a, s, axes, norm, False, stream, "ifftn", out)
 
 
 def rfftn(
-    a: Any, s: Shape = None, axes: Axes = None, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Axes = None,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The N-D transform of real input, as ``numpy.fft.rfftn``."""
-    return _run("r2c", a, s, axes, norm, True, stream, "rfftn")
+    return _run("r2c", a, s, axes, norm, True, stream, "rfftn", out)
 
 
 def irfftn(
-    a: Any, s: Shape = None, axes: Axes = None, norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Axes = None,
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The inverse of :func:`rfftn`, as ``numpy.fft.irfftn``."""
-    return _run("c2r", a, s, axes, norm, False, stream, "irfftn")
+    return _run("c2r", a, s, axes, norm, False, stream, "irfftn", out)
 
 
 def fft2(
-    a: Any, s: Shape = None, axes: Sequence[int] = (-2, -1), norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Sequence[int] = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 2-D transform, as ``numpy.fft.fft2``."""
-    return _run("c2c", a, s, axes, norm, True, stream, "fft2")
+    return _run("c2c", a, s, axes, norm, True, stream, "fft2", out)
 
 
 def ifft2(
-    a: Any, s: Shape = None, axes: Sequence[int] = (-2, -1), norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Sequence[int] = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 2-D inverse transform, as ``numpy.fft.ifft2``."""
-    return _run("c2c", a, s, axes, norm, False, stream, "ifft2")
+    return _run("c2c", a, s, axes, norm, False, stream, "ifft2", out)
 
 
 def rfft2(
-    a: Any, s: Shape = None, axes: Sequence[int] = (-2, -1), norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Sequence[int] = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The 2-D transform of real input, as ``numpy.fft.rfft2``."""
-    return _run("r2c", a, s, axes, norm, True, stream, "rfft2")
+    return _run("r2c", a, s, axes, norm, True, stream, "rfft2", out)
 
 
 def irfft2(
-    a: Any, s: Shape = None, axes: Sequence[int] = (-2, -1), norm: str | None = None, *, stream: Any = None
+    a: Any,
+    s: Shape = None,
+    axes: Sequence[int] = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Any = None,
+    stream: Any = None,
 ) -> DeviceArray:
     """The inverse of :func:`rfft2`, as ``numpy.fft.irfft2``."""
-    return _run("c2r", a, s, axes, norm, False, stream, "irfft2")
+    return _run("c2r", a, s, axes, norm, False, stream, "irfft2", out)

@@ -144,10 +144,12 @@ def transform(
     forward: bool,
     norm: str | None,
     stream: Any,
+    out: DeviceArray | None = None,
 ) -> DeviceArray:
     """The ``kind`` ("c2c", "r2c", "c2r") transform of ``x`` over ``axes`` (at most
     three, distinct, non-negative), of ``lengths`` points each (the real side's for
-    r2c and c2r), normalized by ``norm``."""
+    r2c and c2r), normalized by ``norm``; written to ``out`` where given (the result's
+    shape and dtype, C-contiguous)."""
     device = x.device
     cdtype = complex_dtype(x, real_only=kind == "r2c")
     half = (*lengths[:-1], lengths[-1] // 2 + 1)
@@ -191,8 +193,16 @@ def transform(
         )
         layout, own = (None, 1, math.prod(in_len), math.prod(batch_shape)), True
     inembed, istride, idist, batch = layout
-    in_place = own and kind == "c2c"
-    out = source if in_place else empty(out_shape, out_dtype, device=device)
+    direct = out is not None and order == sorted(order)  # out is the plan's output itself
+    if out is not None:
+        _check_out(out, result_shape, out_dtype)
+    in_place = own and kind == "c2c" and not direct
+    if in_place:
+        result = source
+    elif out is not None and direct:
+        result = out
+    else:
+        result = empty(out_shape, out_dtype, device=device)
     onembed, ostride, odist = (
         (None, 1, math.prod(out_len)) if inembed is None else (out_len, 1, math.prod(out_len))
     )
@@ -216,16 +226,26 @@ def transform(
     )
     cache = get_plan_cache(device)
     plan, kept = cache.get(key, name)
-    args: tuple[Any, ...] = (plan.handle, source.ptr, out.ptr)
+    args: tuple[Any, ...] = (plan.handle, source.ptr, result.ptr)
     if kind == "c2c":
         args += (HIPFFT_FORWARD if forward else HIPFFT_BACKWARD,)
     call(name, plan.run, *args)
     if plan.post_scale != 1.0:
-        kernels(device).scale(out, plan.post_scale, stream)
+        kernels(device).scale(result, plan.post_scale, stream)
     if not kept:
         device.platform.stream_synchronize(device._native, native)
         plan.destroy()
-    return _in_array_order(out, order, result_shape)
+    view = _in_array_order(result, order, result_shape)
+    if out is None or direct:
+        return out if direct else view  # type: ignore[return-value]
+    size = view.itemsize
+    kernels(device).gather(out, view, view.shape, tuple(st // size for st in view.strides), None, stream)
+    return out
+
+
+def _check_out(out: DeviceArray, shape: list[int], dtype: np.dtype) -> None:
+    if tuple(out.shape) != tuple(shape) or out.dtype != dtype or not out.is_contiguous:
+        raise ValueError(f"out: {out.dtype}{list(out.shape)}, the result is {dtype}{shape} (C-contiguous)")
 
 
 def _in_array_order(out: DeviceArray, order: list[int], shape: list[int]) -> DeviceArray:
