@@ -54,26 +54,40 @@ struct Runner {
   const Plan& p;
   const Axes<T>& axes;
 
-  // A complex pass along axis k: src (side a) -> dst (side b), scaled by s.
+  // A complex pass along axis k: src (side a) -> dst (side b), scaled by s.  Lines of
+  // an axis other than the last are taken kBlock at a time, gathered and scattered
+  // point by point across the block: neighbouring lines are neighbours in memory, so
+  // each cache line brought in serves the whole block.
   template <bool Inv>
   void complex_pass(int k, const cplx<T>* src, const Side& a, cplx<T>* dst, const Side& b,
                     T s) const {
+    constexpr long long kBlock = 8;
     const Plan1D<T>& plan = *axes.complex[k];
     const long long n = plan.size();
-    const size_t need = 2 * size_t(n) + plan.scratch_size();
+    const long long block = k == p.rank - 1 ? 1 : kBlock;
+    const size_t need = size_t(2 * block * n) + plan.scratch_size();
     const long long sa = a.stride[k], sb = b.stride[k];
-    for_lines<T>(p.workers, line_count(b, p.rank, k, p.batch), need, [&](long long i, cplx<T>* buf) {
-      const cplx<T>* from = src + line_base(a, p.rank, k, i);
-      cplx<T>* to = dst + line_base(b, p.rank, k, i);
-      cplx<T>* line = buf;
-      cplx<T>* result = buf + n;
-      for (long long j = 0; j < n; ++j) line[j] = from[j * sa];
-      plan.template run<Inv>(line, result, buf + 2 * n);
-      if (s == T(1)) {
-        for (long long j = 0; j < n; ++j) to[j * sb] = result[j];
-      } else {
-        for (long long j = 0; j < n; ++j) to[j * sb] = scale(result[j], s);
+    const long long lines = line_count(b, p.rank, k, p.batch);
+    const long long blocks = (lines + block - 1) / block;
+    for_lines<T>(p.workers, blocks, need, [&](long long first, cplx<T>* buf) {
+      const long long count = std::min(block, lines - first * block);
+      const cplx<T>* from[kBlock];
+      cplx<T>* to[kBlock];
+      for (long long v = 0; v < count; ++v) {
+        from[v] = src + line_base(a, p.rank, k, first * block + v);
+        to[v] = dst + line_base(b, p.rank, k, first * block + v);
       }
+      cplx<T>* lines_in = buf;
+      cplx<T>* lines_out = buf + block * n;
+      cplx<T>* scratch = buf + 2 * block * n;
+      for (long long j = 0; j < n; ++j)
+        for (long long v = 0; v < count; ++v) lines_in[v * n + j] = from[v][j * sa];
+      for (long long v = 0; v < count; ++v)
+        plan.template run<Inv>(lines_in + v * n, lines_out + v * n, scratch);
+      if (s != T(1))
+        for (long long i = 0; i < count * n; ++i) lines_out[i] = scale(lines_out[i], s);
+      for (long long j = 0; j < n; ++j)
+        for (long long v = 0; v < count; ++v) to[v][j * sb] = lines_out[v * n + j];
     });
   }
 
