@@ -196,3 +196,24 @@ def test_out(device, rng):
         fft.fft(d, out=hipkit.empty((6, 31), np.complex64))
     with pytest.raises(ValueError, match="out"):
         fft.fft(d, out=hipkit.empty((6, 32), np.complex128))
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx90a"])
+def test_kernels_compile_for_gpus(target):
+    """hipkit.fft's own kernels (gather and scale) compile for NVIDIA and AMD targets
+    without a device (the GPU runs use the same source)."""
+    from hipkit.fft import _kernels
+
+    names = [f"hk_gather<{_kernels._C_NAMES[d]}, {_kernels._C_NAMES[s]}>" for d, s in _kernels._GATHERS]
+    try:
+        module = hipkit.compile(
+            _kernels._SOURCE,
+            name="hipkit_fft.hip",
+            name_expressions=[*names, "hk_scale<float>"],
+            target=target,
+        )
+    except hipkit.CompileError as exc:
+        if "not found" in str(exc) or "not installed" in str(exc):
+            pytest.skip(str(exc))
+        raise
+    assert module is not None

@@ -17,6 +17,7 @@ does.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import threading
 from typing import Any
@@ -62,24 +63,31 @@ class CufftLibrary(PythonFftLibrary):
         return int(handle)
 
     @staticmethod
-    def _many_args(desc: PlanDescription) -> tuple[Any, ...]:
-        if desc.basic:  # the basic layout: embeddings NULL
-            return desc.rank, list(desc.n), 0, 1, 0, 0, 1, 0, desc.type, desc.batch
+    def _many_args(desc: PlanDescription) -> tuple[tuple[Any, ...], list[Any]]:
+        """cufftMakePlanMany's arguments after the plan (its int arrays as addresses, as
+        every nvmath binding takes them), and the arrays, to keep while it runs."""
+        n = (ctypes.c_int * desc.rank)(*desc.n)
+        if desc.basic:  # embeddings NULL
+            return (desc.rank, ctypes.addressof(n), 0, 1, 0, 0, 1, 0, desc.type, desc.batch), [n]
         inp, out = desc.input, desc.output
-        return (
-            desc.rank, list(desc.n), _embed(inp.strides), inp.strides[-1], inp.strides[0],
-            _embed(out.strides), out.strides[-1], out.strides[0], desc.type, desc.batch,
+        inembed = (ctypes.c_int * desc.rank)(*_embed(inp.strides))
+        onembed = (ctypes.c_int * desc.rank)(*_embed(out.strides))
+        args = (
+            desc.rank, ctypes.addressof(n), ctypes.addressof(inembed), inp.strides[-1], inp.strides[0],
+            ctypes.addressof(onembed), out.strides[-1], out.strides[0], desc.type, desc.batch,
         )  # fmt: skip
+        return args, [n, inembed, onembed]
 
     def _make(self, plan: Plan, desc: PlanDescription) -> tuple[int, int]:
-        if plan.state is None:
-            plan.state = plan.handle
-        code, work = self._call("make_plan_many", plan.handle, *self._many_args(desc))
+        args, keep = self._many_args(desc)
+        code, work = self._call("make_plan_many", plan.handle, *args)
+        del keep
         return code, int(work or 0)
 
     def _estimate(self, plan: Plan, desc: PlanDescription) -> int:
-        args = self._many_args(desc)
+        args, keep = self._many_args(desc)
         code, work = self._call("get_size_many", plan.handle, *args)
+        del keep
         return int(work or 0) if code == R.HIPFFT_SUCCESS else 0
 
     def _run(self, plan: Plan, idata: int, odata: int, direction: int, in_place: bool) -> int:
