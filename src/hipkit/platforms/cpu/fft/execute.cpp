@@ -36,14 +36,14 @@ long long line_count(const Side& s, int rank, int k, long long batch) {
   return count;
 }
 
-// Runs line(i, buffer) for each of `count` lines, on up to `workers` threads, each with
-// a buffer of `elems` complex numbers of its own.
-template <typename T, typename F>
+// Runs line(i, buffer) for each of `count` lines (or blocks of lines), on up to
+// `workers` threads, each with a buffer of `elems` E of its own (aligned for E).
+template <typename E, typename F>
 void for_lines(int workers, long long count, size_t elems, F line) {
   const int threads = int(std::min<long long>(workers, count));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    std::vector<cplx<T>> buffer(elems);
+    std::vector<E> buffer(elems);
 #pragma omp for schedule(static)
     for (long long i = 0; i < count; ++i) line(i, buffer.data());
   }
@@ -54,40 +54,51 @@ struct Runner {
   const Plan& p;
   const Axes<T>& axes;
 
-  // A complex pass along axis k: src (side a) -> dst (side b), scaled by s.  Lines of
-  // an axis other than the last are taken kBlock at a time, gathered and scattered
-  // point by point across the block: neighbouring lines are neighbours in memory, so
-  // each cache line brought in serves the whole block.
+  // A complex pass along axis k: src (side a) -> dst (side b), scaled by s.  Lines go
+  // Lanes<T>::count at a time, one in each lane of a vector (the butterflies compute
+  // them all at once), gathered and scattered point by point across the block; with
+  // fewer lines than lanes, one at a time.
   template <bool Inv>
   void complex_pass(int k, const cplx<T>* src, const Side& a, cplx<T>* dst, const Side& b,
                     T s) const {
-    constexpr long long kBlock = 8;
+    using V = typename Lanes<T>::type;
+    constexpr long long L = Lanes<T>::count;
     const Plan1D<T>& plan = *axes.complex[k];
     const long long n = plan.size();
-    const long long block = k == p.rank - 1 ? 1 : kBlock;
-    const size_t need = size_t(2 * block * n) + plan.scratch_size();
     const long long sa = a.stride[k], sb = b.stride[k];
     const long long lines = line_count(b, p.rank, k, p.batch);
-    const long long blocks = (lines + block - 1) / block;
-    for_lines<T>(p.workers, blocks, need, [&](long long first, cplx<T>* buf) {
-      const long long count = std::min(block, lines - first * block);
-      const cplx<T>* from[kBlock];
-      cplx<T>* to[kBlock];
-      for (long long v = 0; v < count; ++v) {
-        from[v] = src + line_base(a, p.rank, k, first * block + v);
-        to[v] = dst + line_base(b, p.rank, k, first * block + v);
+    if (lines < L) {
+      for_lines<cplx<T>>(p.workers, lines, 2 * size_t(n) + plan.scratch_size(), [&](long long i, cplx<T>* buf) {
+        const cplx<T>* from = src + line_base(a, p.rank, k, i);
+        cplx<T>* to = dst + line_base(b, p.rank, k, i);
+        for (long long j = 0; j < n; ++j) buf[j] = from[j * sa];
+        plan.template run<Inv>(buf, buf + n, buf + 2 * n);
+        for (long long j = 0; j < n; ++j) to[j * sb] = s == T(1) ? buf[n + j] : scale(buf[n + j], s);
+      });
+      return;
+    }
+    const long long blocks = (lines + L - 1) / L;
+    for_lines<cplx<V>>(p.workers, blocks, 2 * size_t(n) + plan.scratch_size(), [&](long long first, cplx<V>* buf) {
+      const long long count = std::min(L, lines - first * L);
+      const cplx<T>* from[L];
+      cplx<T>* to[L];
+      for (long long v = 0; v < L; ++v) {  // a short block's spare lanes repeat its last line
+        const long long line = first * L + std::min(v, count - 1);
+        from[v] = src + line_base(a, p.rank, k, line);
+        to[v] = dst + line_base(b, p.rank, k, line);
       }
-      cplx<T>* lines_in = buf;
-      cplx<T>* lines_out = buf + block * n;
-      cplx<T>* scratch = buf + 2 * block * n;
+      cplx<V>* in = buf;
+      cplx<V>* out = buf + n;
       for (long long j = 0; j < n; ++j)
-        for (long long v = 0; v < count; ++v) lines_in[v * n + j] = from[v][j * sa];
-      for (long long v = 0; v < count; ++v)
-        plan.template run<Inv>(lines_in + v * n, lines_out + v * n, scratch);
-      if (s != T(1))
-        for (long long i = 0; i < count * n; ++i) lines_out[i] = scale(lines_out[i], s);
-      for (long long j = 0; j < n; ++j)
-        for (long long v = 0; v < count; ++v) to[v][j * sb] = lines_out[v * n + j];
+        for (long long v = 0; v < L; ++v) {
+          in[j].re[v] = from[v][j * sa].re;
+          in[j].im[v] = from[v][j * sa].im;
+        }
+      plan.template run<Inv, V>(in, out, buf + 2 * n);
+      for (long long j = 0; j < n; ++j) {
+        cplx<V> r = s == T(1) ? out[j] : scale(out[j], s);
+        for (long long v = 0; v < count; ++v) to[v][j * sb] = {r.re[v], r.im[v]};
+      }
     });
   }
 
@@ -97,7 +108,7 @@ struct Runner {
     const int k = p.rank - 1;
     const long long n = plan.size(), h = plan.half();
     const size_t need = size_t(n) + size_t(h) + 1 + plan.scratch_size();
-    for_lines<T>(p.workers, line_count(b, p.rank, k, p.batch), need, [&](long long i, cplx<T>* buf) {
+    for_lines<cplx<T>>(p.workers, line_count(b, p.rank, k, p.batch), need, [&](long long i, cplx<T>* buf) {
       const T* from = src + line_base(a, p.rank, k, i);
       cplx<T>* to = dst + line_base(b, p.rank, k, i);
       T* line = reinterpret_cast<T*>(buf);  // n reals in the first n complex slots
@@ -113,7 +124,7 @@ struct Runner {
     const int k = p.rank - 1;
     const long long n = plan.size(), h = plan.half();
     const size_t need = size_t(h) + size_t(n) + 1 + plan.scratch_size();
-    for_lines<T>(p.workers, line_count(b, p.rank, k, p.batch), need, [&](long long i, cplx<T>* buf) {
+    for_lines<cplx<T>>(p.workers, line_count(b, p.rank, k, p.batch), need, [&](long long i, cplx<T>* buf) {
       const cplx<T>* from = src + line_base(a, p.rank, k, i);
       T* to = dst + line_base(b, p.rank, k, i);
       cplx<T>* line = buf;

@@ -52,21 +52,22 @@ class Plan1D {
     return size_t(n_) + size_t(kMaxOddRadix);
   }
 
-  // out = DFT(in), contiguous, in != out; scratch of scratch_size() elements.
-  template <bool Inv>
-  void run(const cplx<T>* in, cplx<T>* out, cplx<T>* scratch) const {
-    if (sub_) return bluestein<Inv>(in, out, scratch);
+  // out = DFT(in), contiguous, in != out; scratch of scratch_size() elements.  D is T,
+  // or Lanes<T>::type for as many lines at once, each in its own lane.
+  template <bool Inv, typename D = T>
+  void run(const cplx<D>* in, cplx<D>* out, cplx<D>* scratch) const {
+    if (sub_) return bluestein<Inv, D>(in, out, scratch);
     const size_t stages = radices_.size();
     if (stages == 0) {  // n == 1
       out[0] = in[0];
       return;
     }
-    cplx<T>* temp = scratch + kMaxOddRadix;
-    const cplx<T>* src = in;
+    cplx<D>* temp = scratch + kMaxOddRadix;
+    const cplx<D>* src = in;
     long long length = n_, stride = 1;
     for (size_t k = 0; k < stages; ++k) {
-      cplx<T>* dst = ((stages - 1 - k) % 2 == 0) ? out : temp;
-      stage<Inv>(k, src, dst, length, stride, scratch);
+      cplx<D>* dst = ((stages - 1 - k) % 2 == 0) ? out : temp;
+      stage<Inv, D>(k, src, dst, length, stride, scratch);
       int r = radices_[k];
       length /= r;
       stride *= r;
@@ -75,21 +76,21 @@ class Plan1D {
   }
 
  private:
-  template <bool Inv>
-  void stage(size_t k, const cplx<T>* x, cplx<T>* y, long long length, long long s,
-             cplx<T>* t) const {
+  template <bool Inv, typename D>
+  void stage(size_t k, const cplx<D>* x, cplx<D>* y, long long length, long long s,
+             cplx<D>* t) const {
     const int r = radices_[k];
     const cplx<T>* tw = twiddles_.data() + offsets_[k];
     switch (r) {
-      case 4: return radix<4, Inv>(x, y, length, s, tw, [](cplx<T>* a) { dft4<Inv>(a); });
-      case 2: return radix<2, Inv>(x, y, length, s, tw, [](cplx<T>* a) { dft2<Inv>(a); });
-      case 3: return radix<3, Inv>(x, y, length, s, tw, [](cplx<T>* a) { dft3<Inv>(a); });
-      case 5: return radix<5, Inv>(x, y, length, s, tw, [](cplx<T>* a) { dft5<Inv>(a); });
-      case 7: return radix<7, Inv>(x, y, length, s, tw, [](cplx<T>* a) { dft7<Inv>(a); });
+      case 4: return radix<4, Inv, D>(x, y, length, s, tw, [](cplx<D>* a) { dft4<Inv>(a); });
+      case 2: return radix<2, Inv, D>(x, y, length, s, tw, [](cplx<D>* a) { dft2<Inv>(a); });
+      case 3: return radix<3, Inv, D>(x, y, length, s, tw, [](cplx<D>* a) { dft3<Inv>(a); });
+      case 5: return radix<5, Inv, D>(x, y, length, s, tw, [](cplx<D>* a) { dft5<Inv>(a); });
+      case 7: return radix<7, Inv, D>(x, y, length, s, tw, [](cplx<D>* a) { dft7<Inv>(a); });
       default: break;
     }
     const cplx<T>* w = roots_.data() + root_offsets_[k];
-    cplx<T> a[kMaxOddRadix];
+    cplx<D> a[kMaxOddRadix];
     const long long m = length / r;
     for (long long p = 0; p < m; ++p) {
       const cplx<T>* wp = tw + p * (r - 1);
@@ -104,11 +105,11 @@ class Plan1D {
 
   // One stage of radix R: for p < m = L / R and q < s, the R points
   // x[q + s (p + j m)] go through the DFT, twiddled by w_L^(p u), to y[q + s (R p + u)].
-  template <int R, bool Inv, typename F>
-  static void radix(const cplx<T>* x, cplx<T>* y, long long length, long long s,
+  template <int R, bool Inv, typename D, typename F>
+  static void radix(const cplx<D>* x, cplx<D>* y, long long length, long long s,
                     const cplx<T>* tw, F dft) {
     const long long m = length / R;
-    cplx<T> a[R];
+    cplx<D> a[R];
     if (s == 1) {
       for (long long p = 0; p < m; ++p) {
         for (int j = 0; j < R; ++j) a[j] = x[p + j * m];
@@ -123,8 +124,8 @@ class Plan1D {
       const cplx<T>* wp = tw + p * (R - 1);
       cplx<T> w[R];
       for (int u = 1; u < R; ++u) w[u] = Inv ? conj(wp[u - 1]) : wp[u - 1];
-      const cplx<T>* xp = x + s * p;
-      cplx<T>* yp = y + s * R * p;
+      const cplx<D>* xp = x + s * p;
+      cplx<D>* yp = y + s * R * p;
       for (long long q = 0; q < s; ++q) {
         for (int j = 0; j < R; ++j) a[j] = xp[q + j * s * m];
         dft(a);
@@ -156,18 +157,18 @@ class Plan1D {
     }
   }
 
-  template <bool Inv>
-  void bluestein(const cplx<T>* in, cplx<T>* out, cplx<T>* scratch) const {
-    cplx<T>* a = scratch;
-    cplx<T>* spectrum = scratch + m_;
-    cplx<T>* work = scratch + 3 * m_;
+  template <bool Inv, typename D>
+  void bluestein(const cplx<D>* in, cplx<D>* out, cplx<D>* scratch) const {
+    cplx<D>* a = scratch;
+    cplx<D>* spectrum = scratch + m_;
+    cplx<D>* work = scratch + 3 * m_;
     for (long long k = 0; k < n_; ++k) a[k] = twiddle<Inv>(in[k], chirp_[k]);
-    for (long long k = n_; k < m_; ++k) a[k] = {0, 0};
-    sub_->template run<false>(a, spectrum, work);
+    for (long long k = n_; k < m_; ++k) a[k] = cplx<D>{};
+    sub_->template run<false, D>(a, spectrum, work);
     const auto& kernel = Inv ? kernel_b_ : kernel_f_;
     for (long long k = 0; k < m_; ++k) spectrum[k] = spectrum[k] * kernel[k];
-    cplx<T>* conv = scratch + 2 * m_;
-    sub_->template run<true>(spectrum, conv, work);
+    cplx<D>* conv = scratch + 2 * m_;
+    sub_->template run<true, D>(spectrum, conv, work);
     for (long long k = 0; k < n_; ++k) out[k] = twiddle<Inv>(conv[k], chirp_[k]);
   }
 
