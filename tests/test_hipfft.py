@@ -198,10 +198,10 @@ def test_create_make_get_size_and_setters(lib, rng):
     assert lib("hipfftGetSize1d", plan, 64, C2C, 2, ctypes.addressof(size)) == 0
     assert lib("hipfftGetSize2d", plan, 8, 8, Z2Z, ctypes.addressof(size)) == 0
     assert lib("hipfftGetSize3d", plan, 4, 4, 4, R2C, ctypes.addressof(size)) == 0
+    assert lib("hipfftSetAutoAllocation", plan, 0) == 0  # before the plan is made, as cuFFT wants
     assert lib("hipfftMakePlan2d", plan, 8, 6, Z2Z, ctypes.addressof(size)) == 0
     assert lib("hipfftGetSize", plan, ctypes.addressof(size)) == 0
     work = hipkit.empty(max(1, size.value), np.uint8)
-    assert lib("hipfftSetAutoAllocation", plan, 0) == 0
     assert lib("hipfftSetWorkArea", plan, work.ptr) == 0
     stream = hipkit.Stream()
     assert lib("hipfftSetStream", plan, stream.native_handle) == 0
