@@ -129,3 +129,15 @@ def test_errors(device, rng):
         fft.fftshift(x, axes=5)
     with pytest.raises(ValueError, match="n must be"):
         fft.fftfreq(0)
+
+
+def test_a_device_reset_remakes_the_plan(cache, rng, device):
+    """A device reset takes the plans (and hipkit.fft's kernels) with it: the next call
+    makes them again, and the cache counts a miss."""
+    x = random(rng, (4, 48), np.complex128)
+    fft.fft(hipkit.to_device(x))
+    fft.fft(hipkit.to_device(x), n=64)  # padding: the gather kernel
+    device.reset()
+    close(fft.fft(hipkit.to_device(x)), np.fft.fft(x))
+    close(fft.fft(hipkit.to_device(x), n=64), np.fft.fft(x, n=64))
+    assert cache.info()["misses"] == 4 and len(cache) == 2

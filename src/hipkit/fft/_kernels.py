@@ -147,12 +147,13 @@ class Kernels:
 
 
 _lock = threading.Lock()
-_kernels: dict[tuple[Any, int], Kernels] = {}
+_kernels: dict[tuple[Any, int, int], Kernels] = {}
 
 
 def kernels(device: Device) -> Kernels:
-    """The device's kernels, compiled on first use."""
-    key = (device.platform, device.index)
+    """The device's kernels, compiled on first use (and loaded again after a device
+    reset, which unloads modules)."""
+    key = (device.platform, device.index, device.platform.reset_generation(device._native))
     found = _kernels.get(key)
     if found is None:
         with _lock:

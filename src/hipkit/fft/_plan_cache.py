@@ -6,7 +6,7 @@ is a dictionary lookup and a move to the end (about a microsecond); a miss makes
 plan (hipfftCreate, hipfftExtPlanScaleFactor, hipfftMakePlanMany, hipfftSetStream)
 and keeps it, evicting the least recently used plans until the cache holds at most
 ``size`` plans and ``memsize`` bytes of work areas.  A plan larger than ``memsize``
-alone is used once and destroyed.
+alone is used once and destroyed; one that a device reset took is made again.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class CachedPlan:
     its work size, and the factor hipkit must scale its results by itself (1.0: none;
     else the library has no scale factor)."""
 
-    __slots__ = ("handle", "key", "name", "post_scale", "run", "work")
+    __slots__ = ("handle", "key", "name", "post_scale", "run", "state", "work")
 
     def __init__(self, key: Key, device: Device, name: str) -> None:
         kind, rank, n, inembed, istride, idist, onembed, ostride, odist, batch, scale, stream = key
@@ -58,7 +58,13 @@ class CachedPlan:
             hipfft.hipfftDestroy(plan)
             raise
         self.name = name
-        self.run = state_of(plan, name).function(name)
+        self.state = state_of(plan, name)
+        self.run = self.state.function(name)
+
+    def stale(self) -> bool:
+        """Whether a device reset took the plan since it was made."""
+        device = self.state.device
+        return device.platform.reset_generation(device._native) != self.state.generation
 
     def destroy(self) -> None:
         try:
@@ -166,9 +172,13 @@ class PlanCache:
         plans = self._plans
         plan = plans.get(key)
         if plan is not None:
-            plans.move_to_end(key)
-            self.hits += 1
-            return plan, True
+            if not plan.stale():
+                plans.move_to_end(key)
+                self.hits += 1
+                return plan, True
+            with self._lock:  # a device reset took it: make it again
+                plans.pop(key, None)
+                self._memory -= plan.work
         plan = CachedPlan(key, self.device, name)
         with self._lock:
             self.misses += 1
