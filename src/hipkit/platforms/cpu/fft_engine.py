@@ -7,8 +7,8 @@ kissfft is single precision only, FFTW is GPL), so programs get this engine: mix
 radix 2, 3, 4, 5, 7 and any odd prime up to 61 in Stockham's form with precomputed
 twiddles, Bluestein's algorithm for larger prime factors, real transforms through a
 half-length complex one, hipFFT's advanced layouts and batches, multi-dimensional
-transforms by axis, the lines of each pass divided among the CPU device's workers
-(OpenMP).  Python's calls on the CPU use scipy.fft (:mod:`.fft`).
+transforms by axis, blocks of lines in the lanes of 32-byte vectors, the blocks of each
+pass divided among the CPU device's workers (OpenMP).  Python's calls on the CPU use scipy.fft (:mod:`.fft`).
 
 The library is built with the system C++ compiler for the CPU target
 (``HIPKIT_CPU_ISA``), once per hipkit version, sources and compiler, into hipkit's
