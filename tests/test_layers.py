@@ -28,6 +28,8 @@ LAYERS = {
     "hip": 3,
     "hipblas": 3,
     "blas": 3,
+    "hipfft": 3,
+    "fft": 3,
     "profiler": 3,
     "cc": 4,
     "doctor": 4,

@@ -19,9 +19,10 @@ from .. import platforms
 from ..platforms.base.blas import BlasLibrary, BlasUnavailable
 from ..runtime import hooks
 from ..runtime.device import Device, get_device
+from ..runtime.memory import device_pointer as foreign_pointer
 from ..runtime.stream import stream_handle
 from ..tables import blas_api
-from ._args import foreign_pointer, host_pointer
+from ._args import host_pointer
 from ._enums import hipblasAtomicsMode_t, hipblasMath_t, hipblasPointerMode_t, hipblasStatus_t
 from ._status import HipblasError
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..runtime import hooks
 from ..runtime.memory import DeviceArray
+from ..runtime.memory import device_pointer as foreign_pointer
 from ..tables import blas_api
-from ._args import RESULT_READERS, SCALAR_MAKERS, base_type, ex_scalar, foreign_pointer, host_pointer
+from ._args import RESULT_READERS, SCALAR_MAKERS, base_type, ex_scalar, host_pointer
 from ._handles import ROUTINES, live, not_initialized, reset_took
 from ._status import HipblasError
 

@@ -33,5 +33,6 @@ FACES = Faces(
     checks=".checks:checks",
     devices=".checks:devices",
     blas=".blas:library",
+    fft=".fft:library",
     probe=_kfd_nodes,
 )

@@ -23,6 +23,7 @@ from .options import Options, is_source
 
 __all__ = [
     "BLAS_LIBRARIES",
+    "FFT_LIBRARIES",
     "HIP_RUNTIME_LIBRARIES",
     "ROCTX_LIBRARIES",
     "Tool",
@@ -43,6 +44,9 @@ ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
 # ROCm's BLAS libraries, which programs name on the link line: a platform that serves
 # hipBLAS itself links its own provider in their place.
 BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
+# The link flags of hipFFT (ROCm's library names): where a platform serves it itself,
+# its provider instead.
+FFT_LIBRARIES = ("-lhipfft",)
 # ROCm's HIP runtime and hiprtc, which ROCm's Makefiles name on the link line: a
 # platform that is its own HIP runtime drops them.
 HIP_RUNTIME_LIBRARIES = ("-lamdhip64", "-lhiprtc", "-lhiprtc-builtins")

@@ -28,6 +28,7 @@ FACES = Faces(
     checks=".checks:checks",
     devices=".checks:devices",
     blas=".blas:library",
+    fft=".fft:library",
     # The compiler, its target ISA, and the warp size and execution of barrier
     # kernels, fixed when a unit is compiled; the OpenBLAS that -lhipblas links.
     build_variables=(

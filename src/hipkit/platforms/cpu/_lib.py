@@ -16,16 +16,14 @@ Example
 from __future__ import annotations
 
 import ctypes
-import os
 import shlex
-import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 
 from ... import _cache, config
 from ..base.platform import PORTABLE_INCLUDE_DIR
+from .library_build import build_shared
 
 __all__ = [
     "DeviceInfo",
@@ -233,34 +231,10 @@ def build_key() -> str:
     return _cache.digest(parts)
 
 
-def _run(command: list[str]) -> None:
-    try:
-        result = subprocess.run(command, capture_output=True, text=True)
-    except OSError as exc:
-        raise RuntimeError(f"cannot run the C++ compiler: {exc}") from None
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"building {LIBRARY_NAME} failed:\n$ {shlex.join(command)}\n{result.stdout}{result.stderr}"
-        )
-
-
 def _build(out: Path) -> None:
-    compiler = _compiler()
-
-    def compile_one(source: Path) -> str:
-        obj = str(out / f"{source.name}.o")
-        includes = [f"-I{INCLUDE_DIR}", f"-I{PORTABLE_INCLUDE_DIR}"]
-        _run([*compiler, *_COMPILE_FLAGS, *includes, "-c", str(source), "-o", obj])
-        return obj
-
-    # One compiler per source file, in parallel: the first build is on the
-    # critical path of a user's first kernel launch.
     sources = [p for p in _sources() if p.suffix in (".cpp", ".S")]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        objects = list(pool.map(compile_one, sources))
-    _run([*compiler, *_LINK_FLAGS, *objects, "-o", str(out / LIBRARY_NAME), *_LIBS])
-    for obj in objects:
-        os.unlink(obj)
+    flags = [*_COMPILE_FLAGS, f"-I{INCLUDE_DIR}", f"-I{PORTABLE_INCLUDE_DIR}"]
+    build_shared(out, LIBRARY_NAME, _compiler(), sources, flags, _LINK_FLAGS, _LIBS)
 
 
 def lib_dir() -> Path:

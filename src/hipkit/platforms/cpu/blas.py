@@ -28,7 +28,6 @@ import os
 import shlex
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -39,6 +38,7 @@ from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from ..base.blas import BlasUnavailable, CtypesBlasLibrary
 from ..base.platform import PORTABLE_INCLUDE_DIR
 from . import _lib
+from .library_build import build_shared
 
 __all__ = ["INSTALL_HINT", "LIBRARY_NAME", "OpenBLAS", "build_key", "find_openblas", "lib_dir", "library"]
 
@@ -48,8 +48,8 @@ INSTALL_HINT = "pip install 'hipkit[cpu]' (scipy-openblas32) or apt-get install 
 _SOURCE_DIR = Path(__file__).parent / "openblas"
 # The provider's own stand-ins for the HIP headers hipkit_blas/api.h includes (see
 # openblas/include/hip/hip_runtime_api.h), first on its include path.
-_SHIM_DIR = _SOURCE_DIR / "include"
-_INCLUDES = (_SHIM_DIR, _lib.INCLUDE_DIR, PORTABLE_INCLUDE_DIR, TABLES_INCLUDE_DIR)
+SHIM_DIR = _SOURCE_DIR / "include"
+_INCLUDES = (SHIM_DIR, _lib.INCLUDE_DIR, PORTABLE_INCLUDE_DIR, TABLES_INCLUDE_DIR)
 # The headers of those folders it includes, besides its own.
 _HEADERS = (
     PORTABLE_INCLUDE_DIR / "hipkit_blas" / "api.h",
@@ -146,30 +146,9 @@ def build_key(openblas: OpenBLAS) -> str:
     return _cache.digest(parts)
 
 
-def _run(command: list[str]) -> None:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True)
-    except OSError as exc:
-        raise RuntimeError(f"cannot run the C++ compiler: {exc}") from None
-    if done.returncode != 0:
-        raise RuntimeError(
-            f"building {LIBRARY_NAME} failed:\n$ {shlex.join(command)}\n{done.stdout}{done.stderr}"
-        )
-
-
 def _build(out: Path, openblas: OpenBLAS) -> None:
-    compiler = _compiler()
     runtime = _lib.lib_dir()
     flags = [*_COMPILE_FLAGS, f"-DHIPKIT_OPENBLAS_PREFIX={openblas.prefix}", *(f"-I{d}" for d in _INCLUDES)]
-
-    def compile_one(source: Path) -> str:
-        obj = str(out / f"{source.stem}.o")
-        _run([*compiler, *flags, "-c", str(source), "-o", obj])
-        return obj
-
-    sources = sorted(_SOURCE_DIR.glob("*.cpp"))
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        objects = list(pool.map(compile_one, sources))
     libraries = [
         f"-L{runtime}",
         "-lhipkit_cpu",
@@ -177,9 +156,8 @@ def _build(out: Path, openblas: OpenBLAS) -> None:
         str(openblas.path),  # by path: its soname is what the loader looks for, in its folder
         f"-Wl,-rpath,{openblas.path.parent}",
     ]
-    _run([*compiler, *_LINK_FLAGS, *objects, "-o", str(out / LIBRARY_NAME), *libraries])
-    for obj in objects:
-        os.unlink(obj)
+    sources = sorted(_SOURCE_DIR.glob("*.cpp"))
+    build_shared(out, LIBRARY_NAME, _compiler(), sources, flags, _LINK_FLAGS, libraries)
 
 
 def lib_dir(openblas: OpenBLAS | None = None) -> Path:

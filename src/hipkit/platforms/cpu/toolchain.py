@@ -40,6 +40,7 @@ from ..base.blas import BlasUnavailable
 from ..base.options import Options
 from ..base.toolchain import (
     BLAS_LIBRARIES,
+    FFT_LIBRARIES,
     HIP_RUNTIME_LIBRARIES,
     ROCTX_LIBRARIES,
     Tool,
@@ -53,7 +54,7 @@ from ..base.toolchain import (
     version_line,
     which,
 )
-from . import _lib, blas, compiler
+from . import _lib, blas, compiler, fft_engine
 
 __all__ = ["CpuToolchain"]
 
@@ -65,7 +66,7 @@ def _own_link_flags(flags: tuple[str, ...]) -> list[str]:
     runtime is the program's HIP runtime and hiprtc (-lamdhip64, -lhiprtc,
     -L$ROCM_PATH/lib), and its providers are hipBLAS and ROCTx."""
     rocm_dirs = rocm_library_dirs(config.get("ROCM_PATH"))
-    dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + HIP_RUNTIME_LIBRARIES
+    dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + FFT_LIBRARIES + HIP_RUNTIME_LIBRARIES
     return [flag for flag in flags if flag not in dropped and flag not in rocm_dirs]
 
 
@@ -94,6 +95,7 @@ class CpuToolchain(Toolchain):
         # The hipBLAS provider of the last program keyed or linked that uses it
         # (run_time_files: hipkit run's manifest needs it too).
         self._blas_dir: Path | None = None
+        self._fft_dir: Path | None = None  # the FFT engine's, the same way
 
     @classmethod
     def tools(cls) -> list[Tool]:
@@ -148,6 +150,9 @@ class CpuToolchain(Toolchain):
         lib_dir = _runtime(_lib.lib_dir)
         blas_dir = self._blas(options)
         blas_flags = [f"-L{blas_dir}", "-lhipkit_cpu_blas", f"-Wl,-rpath,{blas_dir}"] if blas_dir else []
+        fft_dir = self._fft(options)
+        if fft_dir is not None:
+            blas_flags += [f"-L{fft_dir}", "-lhipkit_cpu_fft", f"-Wl,-rpath,{fft_dir}"]
         command = [
             self.cxx,
             *self.objects(units, options),
@@ -165,6 +170,9 @@ class CpuToolchain(Toolchain):
         blas_dir = self._blas(options)
         if blas_dir is not None:
             parts.append(blas_dir.name)  # the provider's build key
+        fft_dir = self._fft(options)
+        if fft_dir is not None:
+            parts.append(fft_dir.name)  # the engine's build key
         parts += self.link_inputs(units, options)
         parts += options.link_flags
         return _cache.digest(parts)
@@ -197,7 +205,11 @@ class CpuToolchain(Toolchain):
 
     def run_time_files(self) -> list[Path]:
         files = [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
-        return files + [self._blas_dir / blas.LIBRARY_NAME] if self._blas_dir else files
+        if self._blas_dir:
+            files.append(self._blas_dir / blas.LIBRARY_NAME)
+        if self._fft_dir:
+            files.append(self._fft_dir / fft_engine.LIBRARY_NAME)
+        return files
 
     def _blas(self, options: Options) -> Path | None:
         """The folder of the hipBLAS provider, built if needed, where the program links
@@ -213,6 +225,18 @@ class CpuToolchain(Toolchain):
         except (OSError, RuntimeError) as exc:
             raise CompileError(f"{named[0]}: the CPU platform's hipBLAS could not be built: {exc}") from None
         return self._blas_dir
+
+    def _fft(self, options: Options) -> Path | None:
+        """The folder of the FFT engine, built if needed, where the program links
+        hipFFT (-lhipfft); None where it does not."""
+        if not any(flag in FFT_LIBRARIES for flag in options.link_flags):
+            self._fft_dir = None
+            return None
+        try:
+            self._fft_dir = fft_engine.lib_dir()
+        except (OSError, RuntimeError) as exc:
+            raise CompileError(f"-lhipfft: the CPU platform's FFT engine could not be built: {exc}") from None
+        return self._fft_dir
 
 
 def _runtime(step: Callable[[], T]) -> T:

@@ -46,5 +46,6 @@ FACES = Faces(
     devices=".checks:devices",
     program_tracing=".tracing:program_tracing",
     blas=".blas:library",
+    fft=".fft:library",
     probe=gpu_present,
 )

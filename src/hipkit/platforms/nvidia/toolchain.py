@@ -53,13 +53,15 @@ from ..base.platform import PORTABLE_INCLUDE_DIR
 from ..base.toolchain import HIP_RUNTIME_LIBRARIES, ROCTX_LIBRARIES, Tool, string_define, version_line
 from . import gpu_present
 from .compiler import INCLUDE_DIR, parse_arch
-from .toolkit import CUBLAS_MISSING, find_cublas, find_nvcc, find_nvrtc
+from .toolkit import CUBLAS_MISSING, CUFFT_MISSING, Cublas, find_cublas, find_cufft, find_nvcc, find_nvrtc
 
 __all__ = ["NvidiaToolchain", "native_archs"]
 
 PROGRAM_INCLUDE_DIR = INCLUDE_DIR / "program"
 # The libraries programs name for hipBLAS and rocBLAS: cuBLAS serves both here.
 BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
+# The library programs name for hipFFT: cuFFT serves it here.
+FFT_LIBRARIES = ("-lhipfft",)
 # Host-compiler options nvcc takes as they are; the rest go through -Xcompiler.
 _NVCC_NATIVE = re.compile(r"-(O[0-3]|g|w|std=c\+\+\d\d)$")
 
@@ -113,22 +115,24 @@ def _rtc_defines() -> list[str]:
     return defines + ([string_define("__HIPKIT_NVRTC_H", str(nvrtc.header))] if nvrtc else [])
 
 
-def _cublas_include(nvcc: str) -> list[str]:
-    """cuBLAS's headers where nvcc does not have them: after every other folder
-    (``-isystem``), so that a wheel's copies of CUDA's own headers never hide nvcc's."""
-    cublas = find_cublas()
-    if cublas is None:
-        return []
+def _math_includes(nvcc: str) -> list[str]:
+    """cuBLAS's and cuFFT's headers where nvcc does not have them: after every other
+    folder (``-isystem``), so that a wheel's copies of CUDA's own headers never hide
+    nvcc's."""
     toolkit = Path(os.path.realpath(nvcc)).parent.parent
     own = {os.path.realpath(toolkit / d / "include") for d in (".", "targets/x86_64-linux")}
-    return [] if os.path.realpath(cublas.include) in own else ["-isystem", str(cublas.include)]
+    flags: list[str] = []
+    for found in (find_cublas(), find_cufft()):
+        if found is None or os.path.realpath(found.include) in own or str(found.include) in flags:
+            continue
+        flags += ["-isystem", str(found.include)]
+    return flags
 
 
-def _cublas_link_flags() -> list[str]:
-    cublas = find_cublas()
-    if cublas is None:
-        raise CompileError(f"-lhipblas, -lrocblas: {CUBLAS_MISSING}")
-    return cublas.link_flags
+def _link_flags_of(found: Cublas | None, names: str, missing: str) -> list[str]:
+    if found is None:
+        raise CompileError(f"{names}: {missing}")
+    return found.link_flags
 
 
 def _host(flag: str) -> list[str]:
@@ -205,7 +209,7 @@ class NvidiaToolchain(GpuToolchain):
             "--expt-relaxed-constexpr",
             *self._targets(options),
             *_rtc_defines(),
-            *_cublas_include(self.compiler),
+            *_math_includes(self.compiler),
         ]
         if not any(f.startswith("-std=") for f in options.compile_flags):
             flags.append("-std=c++17")
@@ -241,9 +245,16 @@ class NvidiaToolchain(GpuToolchain):
         if nvrtc is not None:
             flags += nvrtc.link_flags
         if any(flag in BLAS_LIBRARIES for flag in options.link_flags):
-            flags += _cublas_link_flags()
+            flags += _link_flags_of(find_cublas(), "-lhipblas, -lrocblas", CUBLAS_MISSING)
+        if any(flag in FFT_LIBRARIES for flag in options.link_flags):
+            flags += _link_flags_of(find_cufft(), "-lhipfft", CUFFT_MISSING)
         for flag in options.link_flags:
-            if flag in ROCTX_LIBRARIES or flag in BLAS_LIBRARIES or flag in HIP_RUNTIME_LIBRARIES:
+            if (
+                flag in ROCTX_LIBRARIES
+                or flag in BLAS_LIBRARIES
+                or flag in FFT_LIBRARIES
+                or flag in HIP_RUNTIME_LIBRARIES
+            ):
                 continue  # hipkit's headers are HIP and hiprtc here, over CUDA's and NVRTC's
             if flag.startswith(("-L", "-l")):
                 flags.append(flag)

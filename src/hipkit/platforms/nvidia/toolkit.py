@@ -25,6 +25,7 @@ from ..base.toolchain import which
 
 __all__ = [
     "CUBLAS_MISSING",
+    "CUFFT_MISSING",
     "DEFAULT_HOME",
     "Cublas",
     "Cupti",
@@ -32,6 +33,7 @@ __all__ = [
     "Nvrtc",
     "cuda_homes",
     "find_cublas",
+    "find_cufft",
     "find_cupti",
     "find_nvcc",
     "find_nvrtc",
@@ -209,13 +211,19 @@ CUBLAS_MISSING = (
 )
 
 
+CUFFT_MISSING = (
+    "cuFFT not found (hipFFT is cuFFT on NVIDIA): pip install nvidia-cufft, "
+    "or install the CUDA toolkit's cuFFT and set CUDA_HOME"
+)
+
+
 @dataclass(frozen=True)
 class Cublas:
-    """A cuBLAS installation: its headers and its libraries (cuBLAS and cuBLASLt, which
-    cuBLAS calls)."""
+    """A CUDA math library's installation (cuBLAS, cuFFT): its headers and its
+    libraries (for cuBLAS, cuBLAS and cuBLASLt, which cuBLAS calls)."""
 
-    include: Path  # holds cublas_v2.h
-    libraries: tuple[Path, ...]  # libcublas.so[.N], libcublasLt.so[.N]
+    include: Path  # holds cublas_v2.h (cufft.h)
+    libraries: tuple[Path, ...]  # libcublas.so[.N], libcublasLt.so[.N] (libcufft.so[.N])
 
     @property
     def link_flags(self) -> list[str]:
@@ -235,30 +243,41 @@ def _shared_library(folder: Path, stem: str) -> Path | None:
     return versioned[-1] if versioned else None
 
 
-def _cublas_in(include: Path, lib: Path) -> Cublas | None:
-    if not (include / "cublas_v2.h").is_file():
+def _math_library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> Cublas | None:
+    if not (include / header).is_file():
         return None
-    found = [_shared_library(lib, stem) for stem in ("libcublas", "libcublasLt")]
+    found = [_shared_library(lib, stem) for stem in stems]
     libraries = tuple(p for p in found if p is not None)
-    return Cublas(include, libraries) if len(libraries) == 2 else None
+    return Cublas(include, libraries) if len(libraries) == len(stems) else None
 
 
-@functools.cache
-def find_cublas() -> Cublas | None:
-    """cuBLAS in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in this Python
-    (``nvidia-cublas``: ``nvidia/cu13``, or CUDA 12's ``nvidia/cublas``), then
-    /usr/local/cuda; None if nowhere (:data:`CUBLAS_MISSING` says what to install)."""
+def _find_library(header: str, stems: tuple[str, ...], folder: str) -> Cublas | None:
+    """A CUDA math library in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in
+    this Python (``nvidia/cu13``, or CUDA 12's ``nvidia/<folder>``), then /usr/local/cuda."""
     homes = cuda_homes()
     nvcc = find_nvcc()
     if nvcc:
         homes.append(Path(os.path.realpath(nvcc)).parent.parent)
     places = [place for home in homes for place in _toolkit_folders(home)]
-    # CUDA 12's nvidia-cublas-cu12 keeps its own folder, nvidia/cublas.
-    roots = [*wheel_roots(), *(folder / "cublas" for folder in _nvidia_folders())]
+    roots = [*wheel_roots(), *(nvidia / folder for nvidia in _nvidia_folders())]
     places += [(root / "include", root / "lib") for root in roots]
     places += _toolkit_folders(DEFAULT_HOME)
     for include, lib in places:
-        found = _cublas_in(include, lib)
+        found = _math_library_in(include, lib, header, stems)
         if found:
             return found
     return None
+
+
+@functools.cache
+def find_cublas() -> Cublas | None:
+    """cuBLAS (:func:`_find_library`: ``nvidia-cublas``); None if nowhere
+    (:data:`CUBLAS_MISSING` says what to install)."""
+    return _find_library("cublas_v2.h", ("libcublas", "libcublasLt"), "cublas")
+
+
+@functools.cache
+def find_cufft() -> Cublas | None:
+    """cuFFT (:func:`_find_library`: ``nvidia-cufft``); None if nowhere
+    (:data:`CUFFT_MISSING` says what to install)."""
+    return _find_library("cufft.h", ("libcufft",), "cufft")

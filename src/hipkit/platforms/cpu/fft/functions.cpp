@@ -1,0 +1,113 @@
+// hipkit's CPU FFT engine: the hipFFT functions made of api.cpp's (plan.h).
+#include "plan.h"
+
+using namespace hkfft;
+
+namespace {
+
+// hipfftPlan*: create, then make; a plan that cannot be made is destroyed.
+hipfftResult plan_and_make(hipfftHandle* plan, int rank, const int* n, const int* inembed,
+                           int istride, int idist, const int* onembed, int ostride, int odist,
+                           hipfftType type, int batch) {
+  hipfftResult status = hipfftCreate(plan);
+  if (status != HIPFFT_SUCCESS) return status;
+  status = make(*plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
+  if (status != HIPFFT_SUCCESS) {
+    hipfftDestroy(*plan);
+    *plan = nullptr;
+  }
+  return status;
+}
+
+}  // namespace
+
+HK_FFT_API hipfftResult hipfftPlan1d(hipfftHandle* plan, int nx, hipfftType type, int batch) {
+  return plan_and_make(plan, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch);
+}
+
+HK_FFT_API hipfftResult hipfftPlan2d(hipfftHandle* plan, int nx, int ny, hipfftType type) {
+  int n[2] = {nx, ny};
+  return plan_and_make(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1);
+}
+
+HK_FFT_API hipfftResult hipfftPlan3d(hipfftHandle* plan, int nx, int ny, int nz, hipfftType type) {
+  int n[3] = {nx, ny, nz};
+  return plan_and_make(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1);
+}
+
+HK_FFT_API hipfftResult hipfftPlanMany(hipfftHandle* plan, int rank, int* n, int* inembed, int istride,
+                                       int idist, int* onembed, int ostride, int odist,
+                                       hipfftType type, int batch) {
+  return plan_and_make(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+
+HK_FFT_API hipfftResult hipfftGetSize1d(hipfftHandle plan, int nx, hipfftType type, int batch,
+                                        size_t* work) {
+  return estimate(plan, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch, work);
+}
+
+HK_FFT_API hipfftResult hipfftGetSize2d(hipfftHandle plan, int nx, int ny, hipfftType type, size_t* work) {
+  int n[2] = {nx, ny};
+  return estimate(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
+}
+
+HK_FFT_API hipfftResult hipfftGetSize3d(hipfftHandle plan, int nx, int ny, int nz, hipfftType type,
+                                        size_t* work) {
+  int n[3] = {nx, ny, nz};
+  return estimate(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
+}
+
+HK_FFT_API hipfftResult hipfftGetSizeMany(hipfftHandle plan, int rank, int* n, int* inembed, int istride,
+                                          int idist, int* onembed, int ostride, int odist,
+                                          hipfftType type, int batch, size_t* work) {
+  return estimate(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, work);
+}
+
+HK_FFT_API hipfftResult hipfftGetSize(hipfftHandle plan, size_t* work) {
+  if (find(plan) == nullptr) return HIPFFT_INVALID_PLAN;
+  if (work == nullptr) return HIPFFT_INVALID_VALUE;
+  *work = 0;
+  return HIPFFT_SUCCESS;
+}
+
+HK_FFT_API hipfftResult hipfftSetStream(hipfftHandle plan, hipStream_t stream) {
+  Plan* p = find(plan);
+  if (p == nullptr) return HIPFFT_INVALID_PLAN;
+  p->stream = stream;
+  return HIPFFT_SUCCESS;
+}
+
+// The engine needs no work area (each exec's buffers are its own): a work area given is
+// not used, and auto-allocation changes nothing.
+HK_FFT_API hipfftResult hipfftSetWorkArea(hipfftHandle plan, void*) {
+  return find(plan) == nullptr ? HIPFFT_INVALID_PLAN : HIPFFT_SUCCESS;
+}
+
+HK_FFT_API hipfftResult hipfftSetAutoAllocation(hipfftHandle plan, int) {
+  return find(plan) == nullptr ? HIPFFT_INVALID_PLAN : HIPFFT_SUCCESS;
+}
+
+HK_FFT_API hipfftResult hipfftExecC2C(hipfftHandle plan, hipfftComplex* in, hipfftComplex* out, int direction) {
+  return exec(plan, HIPFFT_C2C, "hipfftExecC2C", in, out, direction);
+}
+
+HK_FFT_API hipfftResult hipfftExecZ2Z(hipfftHandle plan, hipfftDoubleComplex* in, hipfftDoubleComplex* out,
+                                      int direction) {
+  return exec(plan, HIPFFT_Z2Z, "hipfftExecZ2Z", in, out, direction);
+}
+
+HK_FFT_API hipfftResult hipfftExecR2C(hipfftHandle plan, hipfftReal* in, hipfftComplex* out) {
+  return exec(plan, HIPFFT_R2C, "hipfftExecR2C", in, out, HIPFFT_FORWARD);
+}
+
+HK_FFT_API hipfftResult hipfftExecD2Z(hipfftHandle plan, hipfftDoubleReal* in, hipfftDoubleComplex* out) {
+  return exec(plan, HIPFFT_D2Z, "hipfftExecD2Z", in, out, HIPFFT_FORWARD);
+}
+
+HK_FFT_API hipfftResult hipfftExecC2R(hipfftHandle plan, hipfftComplex* in, hipfftReal* out) {
+  return exec(plan, HIPFFT_C2R, "hipfftExecC2R", in, out, HIPFFT_BACKWARD);
+}
+
+HK_FFT_API hipfftResult hipfftExecZ2D(hipfftHandle plan, hipfftDoubleComplex* in, hipfftDoubleReal* out) {
+  return exec(plan, HIPFFT_Z2D, "hipfftExecZ2D", in, out, HIPFFT_BACKWARD);
+}
