@@ -210,12 +210,11 @@ CUBLAS_MISSING = (
 
 
 @dataclass(frozen=True)
-class Cublas:
-    """A cuBLAS installation: its headers and its libraries (cuBLAS and cuBLASLt, which
-    cuBLAS calls)."""
+class VendorLibrary:
+    """A CUDA library installation (cuBLAS, cuRAND): its headers and its libraries."""
 
-    include: Path  # holds cublas_v2.h
-    libraries: tuple[Path, ...]  # libcublas.so[.N], libcublasLt.so[.N]
+    include: Path  # holds the library's header (cublas_v2.h, curand.h)
+    libraries: tuple[Path, ...]  # libcublas.so[.N] and libcublasLt.so[.N]; libcurand.so[.N]
 
     @property
     def link_flags(self) -> list[str]:
@@ -227,6 +226,9 @@ class Cublas:
         return [f"-L{directory}", *names, "-Xlinker", f"-rpath,{directory}"]
 
 
+Cublas = VendorLibrary  # cuBLAS and cuBLASLt, which cuBLAS calls
+
+
 def _shared_library(folder: Path, stem: str) -> Path | None:
     """``stem``.so, else the newest ``stem``.so.N, in ``folder``."""
     if (folder / f"{stem}.so").is_file():
@@ -235,30 +237,48 @@ def _shared_library(folder: Path, stem: str) -> Path | None:
     return versioned[-1] if versioned else None
 
 
-def _cublas_in(include: Path, lib: Path) -> Cublas | None:
-    if not (include / "cublas_v2.h").is_file():
+def _vendor_library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> VendorLibrary | None:
+    if not (include / header).is_file():
         return None
-    found = [_shared_library(lib, stem) for stem in ("libcublas", "libcublasLt")]
+    found = [_shared_library(lib, stem) for stem in stems]
     libraries = tuple(p for p in found if p is not None)
-    return Cublas(include, libraries) if len(libraries) == 2 else None
+    return VendorLibrary(include, libraries) if len(libraries) == len(stems) else None
 
 
-@functools.cache
-def find_cublas() -> Cublas | None:
-    """cuBLAS in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in this Python
-    (``nvidia-cublas``: ``nvidia/cu13``, or CUDA 12's ``nvidia/cublas``), then
-    /usr/local/cuda; None if nowhere (:data:`CUBLAS_MISSING` says what to install)."""
+def _find_library(header: str, stems: tuple[str, ...], cuda12_folder: str) -> VendorLibrary | None:
+    """A CUDA library in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in this
+    Python (``nvidia/cu13``, or CUDA 12's own folder, ``nvidia/<cuda12_folder>``), then
+    /usr/local/cuda; None if nowhere."""
     homes = cuda_homes()
     nvcc = find_nvcc()
     if nvcc:
         homes.append(Path(os.path.realpath(nvcc)).parent.parent)
     places = [place for home in homes for place in _toolkit_folders(home)]
-    # CUDA 12's nvidia-cublas-cu12 keeps its own folder, nvidia/cublas.
-    roots = [*wheel_roots(), *(folder / "cublas" for folder in _nvidia_folders())]
+    roots = [*wheel_roots(), *(folder / cuda12_folder for folder in _nvidia_folders())]
     places += [(root / "include", root / "lib") for root in roots]
     places += _toolkit_folders(DEFAULT_HOME)
     for include, lib in places:
-        found = _cublas_in(include, lib)
+        found = _vendor_library_in(include, lib, header, stems)
         if found:
             return found
     return None
+
+
+@functools.cache
+def find_cublas() -> Cublas | None:
+    """cuBLAS (``nvidia-cublas``), where :func:`_find_library` looks; None if nowhere
+    (:data:`CUBLAS_MISSING` says what to install)."""
+    return _find_library("cublas_v2.h", ("libcublas", "libcublasLt"), "cublas")
+
+
+CURAND_MISSING = (
+    "cuRAND not found (hipRAND is cuRAND on NVIDIA): pip install nvidia-curand, "
+    "or install the CUDA toolkit's cuRAND and set CUDA_HOME"
+)
+
+
+@functools.cache
+def find_curand() -> VendorLibrary | None:
+    """cuRAND (``nvidia-curand``), where :func:`_find_library` looks; None if nowhere
+    (:data:`CURAND_MISSING` says what to install)."""
+    return _find_library("curand.h", ("libcurand",), "curand")
