@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..runtime.device import Device
-from ..runtime.memory import DeviceArray, from_dlpack
+from ..runtime.memory import device_pointer
 from ..tables import blas_api
 from ._enums import hipblasComputeType_t, hipDataType
 
@@ -110,26 +110,8 @@ def base_type(param: blas_api.Param) -> str:
 
 def foreign_pointer(value: Any, device: Device, function: str, param: str) -> int:
     """The device address of anything but an int or a DeviceArray (the fast paths):
-    None (NULL), a NumPy integer, an object with ``__cuda_array_interface__`` or one
-    with ``__dlpack__`` on the handle's device (zero-copy)."""
-    if value is None:
-        return 0
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, DeviceArray):
-        return value.ptr
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is not None and device.platform.cuda_array_interface:
-        return int(interface["data"][0])
-    if hasattr(value, "__dlpack__"):
-        try:
-            return from_dlpack(value, device).ptr
-        except BufferError as exc:
-            raise ValueError(f"{function}: {param}: {exc}") from None
-    raise TypeError(
-        f"{function}: {param}: expected a device pointer (int), a hipkit DeviceArray or a "
-        f"DLPack tensor, got {type(value).__name__}"
-    )
+    :func:`hipkit.runtime.memory.device_pointer`'s."""
+    return device_pointer(value, device, f"{function}: {param}")
 
 
 def host_pointer(value: Any, function: str, param: str, writable: bool) -> tuple[int, Any]:

@@ -418,3 +418,28 @@ def from_dlpack(obj, device: Device | None = None) -> DeviceArray:
         device=device,
         strides=imported.strides,
     )
+
+
+def device_pointer(value: Any, device: Device, what: str) -> int:
+    """The device address ``value`` names, for the C APIs of the libraries (hipBLAS,
+    hipRAND): None (NULL), an int or NumPy integer (an address), a DeviceArray, an
+    object with ``__cuda_array_interface__`` or one with ``__dlpack__`` on ``device``
+    (zero-copy).  ``what`` names the argument in errors ("hipblasSgemm: A")."""
+    if value is None:
+        return 0
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, DeviceArray):
+        return value.ptr
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None and device.platform.cuda_array_interface:
+        return int(interface["data"][0])
+    if hasattr(value, "__dlpack__"):
+        try:
+            return from_dlpack(value, device).ptr
+        except BufferError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+    raise TypeError(
+        f"{what}: expected a device pointer (int), a hipkit DeviceArray or a DLPack tensor, "
+        f"got {type(value).__name__}"
+    )

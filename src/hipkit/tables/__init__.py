@@ -20,7 +20,8 @@
   platform's include path for kernels and programs.
 
 No table is edited by hand: each has a test that runs its script and compares
-(``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``, ``tests/test_rand_tables.py``).  The scripts are
+(``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``,
+``tests/test_rand_tables.py``).  The scripts are
 tools (they import what they read the facts from); the rest of hipkit imports
 only :mod:`.names` and the paths here.
 """

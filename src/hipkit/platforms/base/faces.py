@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable"]
 
 # The faces a platform may have, "module:attribute" each (see Faces).
-FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas")
+FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas", "rand")
 
 
 def _always() -> bool:
@@ -66,6 +66,10 @@ class Faces:
         ``blas() -> BlasLibrary``: the platform's hipBLAS provider for Python
         (:mod:`hipkit.platforms.base.blas`), loaded once; raises ``BlasUnavailable``
         saying what to install.  None where the platform serves no BLAS.
+    rand
+        ``rand() -> RandLibrary``: the platform's hipRAND provider for Python
+        (:mod:`hipkit.platforms.base.rand`), loaded once; raises ``RandUnavailable``
+        saying what to install.  None where the platform serves no hipRAND.
     probe
         A cheap test, with no import, of whether the machine may have a device of
         the platform (its driver's device files): where no earlier platform's
@@ -90,6 +94,7 @@ class Faces:
         "devices",
         "program_tracing",
         "blas",
+        "rand",
         "probe",
         "build_variables",
         "variants",
@@ -107,6 +112,7 @@ class Faces:
         devices: str | None = None,
         program_tracing: str | None = None,
         blas: str | None = None,
+        rand: str | None = None,
         probe: Callable[[], bool] = _always,
         build_variables: tuple[str, ...] = (),
         variants: Mapping[str, Mapping[str, str]] | None = None,
@@ -120,6 +126,7 @@ class Faces:
         self.devices = devices
         self.program_tracing = program_tracing
         self.blas = blas
+        self.rand = rand
         self.probe = probe
         self.build_variables = build_variables
         self.variants = dict(variants or {})

@@ -23,6 +23,7 @@ from .options import Options, is_source
 
 __all__ = [
     "BLAS_LIBRARIES",
+    "RAND_LIBRARIES",
     "HIP_RUNTIME_LIBRARIES",
     "ROCTX_LIBRARIES",
     "Tool",
@@ -43,6 +44,8 @@ ROCTX_LIBRARIES = ("-lroctx64", "-lroctracer64")
 # ROCm's BLAS libraries, which programs name on the link line: a platform that serves
 # hipBLAS itself links its own provider in their place.
 BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
+# ROCm's hipRAND, likewise.
+RAND_LIBRARIES = ("-lhiprand",)
 # ROCm's HIP runtime and hiprtc, which ROCm's Makefiles name on the link line: a
 # platform that is its own HIP runtime drops them.
 HIP_RUNTIME_LIBRARIES = ("-lamdhip64", "-lhiprtc", "-lhiprtc-builtins")
