@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from test_cc import build, write
 from test_cc_nvidia import no_gpu_reason
+from test_cc_rand import check_curand_program, hipify_curand_program
 
 from hipkit.platforms.nvidia import toolkit
 from hipkit.platforms.nvidia.toolchain import NvidiaToolchain
@@ -186,3 +187,26 @@ def test_bit_for_bit_with_curand(program, rng):
     assert len(rows) == len(ENTRIES) + 2 * sum("poisson" in c[0] for _, *c in ENTRIES)
     differ = [f"{name} (lambda {lam}): {bad} of {n}" for name, lam, bad, n in rows if bad != "0"]
     assert not differ, f"seed {seed}: " + "; ".join(differ)
+
+
+@pytest.fixture(scope="module")
+def hipified(tmp_path_factory) -> Path:
+    """The hipified cuRAND program of test_cc_rand.py, built for sm_90 (hipRAND on cuRAND)."""
+    reason = NvidiaToolchain.missing()
+    if reason:
+        pytest.skip(reason)
+    if toolkit.find_curand() is None:
+        pytest.skip(toolkit.CURAND_MISSING)
+    folder = tmp_path_factory.mktemp("rand_nvidia_program")
+    hipify_curand_program(folder)
+    build(
+        folder, "--platform", "nvidia", "--offload-arch=sm_90", "-O2", "-o", "both", "both.hip", "-lhiprand"
+    )
+    return folder / "both"
+
+
+def test_hipified_curand_program_on_nvidia(hipified, rng, tmp_path):
+    reason = no_gpu_reason()
+    if reason:
+        pytest.skip(f"built, not run: {reason}")
+    check_curand_program(hipified, rng, tmp_path, host_rule=False)

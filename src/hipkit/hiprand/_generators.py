@@ -87,6 +87,7 @@ def state_of(generator: Any, function: str) -> GeneratorState:
 
 def _on(generator: Any, name: str, *args: Any) -> GeneratorState:
     state = state_of(generator, name)
+    state.device.set_current()  # the vendor library's generator is its context's
     call(name, state.library.function(name), generator, *args)
     return state
 
@@ -165,6 +166,7 @@ def _output(state: GeneratorState, out: Any, name: str) -> int:
 
 def _generate(name: str, generator: Any, out: Any, n: int, *args: Any) -> None:
     state = state_of(generator, name)
+    state.device.set_current()
     call(name, state.library.function(name), generator, _output(state, out, name), int(n), *args)
 
 
