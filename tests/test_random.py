@@ -85,9 +85,10 @@ def test_the_launch_shape_changes_nothing(device, rng, grid, block):
     n = 1234
     want = hipkit.random.Generator(seed, offset).random(n, dtype=np.float32).get()
     out = hipkit.empty(n, np.float32)
-    kernel = _generator._module(device).get_function("hk_random")
-    kernel[grid, block](np.uint64(seed), np.uint64(offset), np.uint64(n), np.int32(_generator.FLOAT01),
-                        0.0, 1.0, np.int64(0), np.uint64(0), out)  # fmt: skip
+    kernel = _generator._module(device).get_function(f"hk_random<{_generator.FLOAT01}>")
+    kernel[grid, block](
+        np.uint64(seed), np.uint64(offset), np.uint64(n), 0.0, 1.0, np.int64(0), np.uint64(0), out
+    )
     np.testing.assert_array_equal(out.get(), want)
 
 

@@ -21,7 +21,7 @@ _SOURCE = (Path(__file__).parent / "kernels.hip").read_text()
 BITS, FLOAT01, DOUBLE01, NORMAL, NORMAL_DOUBLE, INT32, INT64 = range(7)
 _NUMBERS = {BITS: 1, FLOAT01: 1, DOUBLE01: 2, NORMAL: 1, NORMAL_DOUBLE: 2, INT32: 1, INT64: 2}
 _BLOCK = 256
-_MAX_GRID = 65535  # threads beyond grid x block loop; the numbers do not depend on it
+_MAX_GRID = 65535  # Poisson's threads beyond grid x block loop; the numbers do not depend on it
 
 _modules: dict[tuple[str, int], Module] = {}
 _lock = threading.Lock()
@@ -32,7 +32,8 @@ def _module(device: Device) -> Module:
     module = _modules.get(key)
     if module is None:
         with _lock, device:
-            module = _modules.setdefault(key, compile(_SOURCE))
+            names = [f"hk_random<{kind}>" for kind in _NUMBERS]
+            module = _modules.setdefault(key, compile(_SOURCE, name_expressions=names))
     return module
 
 
@@ -107,13 +108,12 @@ class Generator:
         offset = self._take(n * _NUMBERS[kind])
         if n:
             threads = -(-n * _NUMBERS[kind] // 4)
-            grid = min(-(-threads // _BLOCK), _MAX_GRID)
-            kernel = _module(get_device()).get_function("hk_random")
+            grid = -(-threads // _BLOCK)  # a thread per four numbers
+            kernel = _module(get_device()).get_function(f"hk_random<{kind}>")
             kernel[grid, _BLOCK](
                 np.uint64(self.seed),
                 np.uint64(offset),
                 np.uint64(n),
-                np.int32(kind),
                 float(low),
                 float(high),
                 np.int64(ilow),

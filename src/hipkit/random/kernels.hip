@@ -31,75 +31,71 @@ __device__ unsigned long long __hk_mulhi64(unsigned long long a, unsigned long l
   return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
-__device__ unsigned int __hk_random_word(const uint4& a, const uint4& b, unsigned int q) {
-  return q < 4 ? __hk_philox_word(a, q) : __hk_philox_word(b, q - 4);
+// Philox's block `block` of subsequence 0 into r[0..3].
+__device__ void __hk_random_block(unsigned long long block, uint2 key, unsigned int* r) {
+  const uint4 v = __hk_philox4x32_10(make_uint4((unsigned int)block, (unsigned int)(block >> 32), 0, 0), key);
+  r[0] = v.x;
+  r[1] = v.y;
+  r[2] = v.z;
+  r[3] = v.w;
 }
 
-extern "C" __global__ void hk_random(unsigned long long seed, unsigned long long offset, unsigned long long n,
-                                     int kind, double low, double high, long long ilow,
-                                     unsigned long long range, void* out) {
+// The numbers each element of KIND takes.
+template <int KIND> struct Numbers {
+  static constexpr unsigned int per = (KIND == DOUBLE01 || KIND == NORMAL_DOUBLE || KIND == INT64) ? 2 : 1;
+};
+
+// One kernel per kind (name expressions hk_random<KIND>): the kind is known at compile
+// time, so each thread's work is straight-line code the CPU's compiler vectorizes.
+template <int KIND>
+__global__ void hk_random(unsigned long long seed, unsigned long long offset, unsigned long long n, double low,
+                          double high, long long ilow, unsigned long long range, void* out) {
+  constexpr unsigned int per = Numbers<KIND>::per, count = 4 / per;
   const uint2 key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
   const unsigned int shift = (unsigned int)(offset % 4);
-  const unsigned long long per = (kind == DOUBLE01 || kind == NORMAL_DOUBLE || kind == INT64) ? 2 : 1;
-  const unsigned long long words = n * per;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; 4 * j < words;
-       j += stride) {
-    const unsigned long long block = offset / 4 + j;
-    const uint4 a = __hk_philox4x32_10(make_uint4((unsigned int)block, (unsigned int)(block >> 32), 0, 0), key);
-    uint4 b = a;
-    if (shift != 0) {
-      const unsigned long long next = block + 1;
-      b = __hk_philox4x32_10(make_uint4((unsigned int)next, (unsigned int)(next >> 32), 0, 0), key);
-    }
-    unsigned int w[4];
-    for (unsigned int q = 0; q < 4; ++q) w[q] = __hk_random_word(a, b, q + shift);
+  // One thread per four numbers: no loop in a thread, so that the CPU's compiler
+  // vectorizes the block's loop over its threads.
+  const unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (4 * j >= n * per) return;
+  {
+    unsigned int r[8];
+    __hk_random_block(offset / 4 + j, key, r);
+    if (shift != 0) __hk_random_block(offset / 4 + j + 1, key, r + 4);
+    const unsigned int* w = r + shift;
     const unsigned long long first = 4 * j / per;  // this thread's first element
-    const unsigned int count = (unsigned int)(4 / per);
-    for (unsigned int e = 0; e < count && first + e < n; ++e) {
-      const unsigned long long i = first + e;
-      const unsigned int x = w[e * per], y = per == 2 ? w[e * per + 1] : 0;
-      switch (kind) {
-        case BITS:
-          static_cast<unsigned int*>(out)[i] = x;
-          break;
-        case FLOAT01: {
-          const float u = (float)(x >> 8) * (1.0f / 16777216.0f);
-          static_cast<float*>(out)[i] = fmaf((float)high - (float)low, u, (float)low);
-          break;
-        }
-        case DOUBLE01: {
-          const double u = ((double)(x >> 5) * 67108864.0 + (double)(y >> 6)) * (1.0 / 9007199254740992.0);
-          static_cast<double*>(out)[i] = fma(high - low, u, low);
-          break;
-        }
-        case INT32:
-          static_cast<long long*>(out)[i] = ilow + (long long)(((unsigned long long)x * range) >> 32);
-          break;
-        case INT64: {
-          const unsigned long long v = (unsigned long long)y << 32 | x;
-          // range 0: all of int64's 2^64 values.
-          static_cast<long long*>(out)[i] = ilow + (long long)(range == 0 ? v : __hk_mulhi64(v, range));
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    // Normals: loc (low) + scale (high) z, two pairs of floats or one of doubles; an odd
-    // count's last element is the first of its pair.
-    if (kind == NORMAL) {
+    if (KIND == NORMAL) {  // two pairs; an odd count's last element is the first of its pair
       for (unsigned int p = 0; p < 2 && first + 2 * p < n; ++p) {
         const float2 z = __hk_box_muller(w[2 * p], w[2 * p + 1]);
         float* o = static_cast<float*>(out) + first + 2 * p;
         o[0] = fmaf((float)high, z.x, (float)low);
         if (first + 2 * p + 1 < n) o[1] = fmaf((float)high, z.y, (float)low);
       }
-    } else if (kind == NORMAL_DOUBLE && first < n) {
+      return;
+    }
+    if (KIND == NORMAL_DOUBLE) {  // one pair
       const double2 z = __hk_box_muller_double(w[0], w[1], w[2], w[3]);
       double* o = static_cast<double*>(out) + first;
       o[0] = fma(high, z.x, low);
       if (first + 1 < n) o[1] = fma(high, z.y, low);
+      return;
+    }
+    for (unsigned int e = 0; e < count && first + e < n; ++e) {
+      const unsigned long long i = first + e;
+      const unsigned int x = w[e * per], y = w[e * per + per - 1];
+      if (KIND == BITS) {
+        static_cast<unsigned int*>(out)[i] = x;
+      } else if (KIND == FLOAT01) {
+        const float u = (float)(x >> 8) * (1.0f / 16777216.0f);
+        static_cast<float*>(out)[i] = fmaf((float)high - (float)low, u, (float)low);
+      } else if (KIND == DOUBLE01) {
+        const double u = ((double)(x >> 5) * 67108864.0 + (double)(y >> 6)) * (1.0 / 9007199254740992.0);
+        static_cast<double*>(out)[i] = fma(high - low, u, low);
+      } else if (KIND == INT32) {
+        static_cast<long long*>(out)[i] = ilow + (long long)(((unsigned long long)x * range) >> 32);
+      } else {  // INT64; range 0: all of int64's 2^64 values
+        const unsigned long long v = (unsigned long long)y << 32 | x;
+        static_cast<long long*>(out)[i] = ilow + (long long)(range == 0 ? v : __hk_mulhi64(v, range));
+      }
     }
   }
 }
