@@ -21,7 +21,7 @@ _SOURCE = (Path(__file__).parent / "kernels.hip").read_text()
 BITS, FLOAT01, DOUBLE01, NORMAL, NORMAL_DOUBLE, INT32, INT64 = range(7)
 _NUMBERS = {BITS: 1, FLOAT01: 1, DOUBLE01: 2, NORMAL: 1, NORMAL_DOUBLE: 2, INT32: 1, INT64: 2}
 _BLOCK = 256
-_MAX_GRID = 65535  # Poisson's threads beyond grid x block loop; the numbers do not depend on it
+_MAX_GRID = 65535  # threads beyond grid x block loop; the numbers do not depend on it
 
 _modules: dict[tuple[str, int], Module] = {}
 _lock = threading.Lock()
@@ -108,7 +108,7 @@ class Generator:
         offset = self._take(n * _NUMBERS[kind])
         if n:
             threads = -(-n * _NUMBERS[kind] // 4)
-            grid = -(-threads // _BLOCK)  # a thread per four numbers
+            grid = min(-(-threads // _BLOCK), _MAX_GRID)
             kernel = _module(get_device()).get_function(f"hk_random<{kind}>")
             kernel[grid, _BLOCK](
                 np.uint64(self.seed),

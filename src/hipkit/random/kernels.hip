@@ -53,11 +53,10 @@ __global__ void hk_random(unsigned long long seed, unsigned long long offset, un
   constexpr unsigned int per = Numbers<KIND>::per, count = 4 / per;
   const uint2 key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
   const unsigned int shift = (unsigned int)(offset % 4);
-  // One thread per four numbers: no loop in a thread, so that the CPU's compiler
-  // vectorizes the block's loop over its threads.
-  const unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (4 * j >= n * per) return;
-  {
+  const unsigned long long words = n * per;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; 4 * j < words;
+       j += stride) {
     unsigned int r[8];
     __hk_random_block(offset / 4 + j, key, r);
     if (shift != 0) __hk_random_block(offset / 4 + j + 1, key, r + 4);
@@ -70,14 +69,14 @@ __global__ void hk_random(unsigned long long seed, unsigned long long offset, un
         o[0] = fmaf((float)high, z.x, (float)low);
         if (first + 2 * p + 1 < n) o[1] = fmaf((float)high, z.y, (float)low);
       }
-      return;
+      continue;
     }
     if (KIND == NORMAL_DOUBLE) {  // one pair
       const double2 z = __hk_box_muller_double(w[0], w[1], w[2], w[3]);
       double* o = static_cast<double*>(out) + first;
       o[0] = fma(high, z.x, low);
       if (first + 1 < n) o[1] = fma(high, z.y, low);
-      return;
+      continue;
     }
     for (unsigned int e = 0; e < count && first + e < n; ++e) {
       const unsigned long long i = first + e;
