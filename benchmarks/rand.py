@@ -8,9 +8,10 @@ uniform and standard normal float32 and float64, 2^24 numbers each, through
 (``--platform nvidia``), uniform float32 2^28 numbers beside ``torch.rand`` (Philox) and
 cuRAND (hipkit.hiprand's provider on NVIDIA, XORWOW and Philox).
 
-Every case is timed into a preallocated output, hipkit and the peer alternating;
-medians of wall-clock timings of batches, each batch waited for.  Each line prints
-hipkit's rate (Gsamples/s), the peer's and the ratio (hipkit / peer: above 1 is faster).
+Every case is timed into a preallocated output, hipkit and the peers taking turns;
+medians of wall-clock timings of batches, each batch waited for.  Each line prints a
+hipkit path's rate (Gsamples/s), the peers' and the ratio to the fastest peer (above 1 is
+faster).  (On NVIDIA the cuRAND lines are hipkit.hiprand's provider there, cuRAND itself.)
 
     python benchmarks/rand.py [--platform cpu|nvidia] [--repeat 9] [--log2n 24]
 """
@@ -39,9 +40,15 @@ def seconds(fn: Callable[[], object], wait: Callable[[], object], count: int) ->
 
 
 def compare(
-    case: str, n: int, ours: Callable[[], float], peers: dict[str, Callable[[], float]], repeat: int
+    case: str,
+    n: int,
+    ours: dict[str, Callable[[], float]],
+    peers: dict[str, Callable[[], float]],
+    repeat: int,
 ) -> None:
-    timers = {"hipkit": ours, **peers}
+    """Median rates of each of ``ours`` and ``peers``, timed in turns; each of ours is
+    printed with its ratio to the fastest peer."""
+    timers = {**ours, **peers}
     for timer in timers.values():
         timer()  # warm-up: compiles, first touches
     samples: dict[str, list[float]] = {name: [] for name in timers}
@@ -49,11 +56,23 @@ def compare(
         for name, timer in timers.items():
             samples[name].append(timer())
     rates = {name: n / statistics.median(times) / 1e9 for name, times in samples.items()}
-    best_peer = max((name for name in rates if name != "hipkit"), key=rates.__getitem__)
+    best = max(peers, key=rates.__getitem__)
     peers_text = "   ".join(f"{name} {rates[name]:7.3f}" for name in peers)
-    print(
-        f"{case:<30} hipkit {rates['hipkit']:7.3f} Gsamples/s   {peers_text}   "
-        f"ratio {rates['hipkit'] / rates[best_peer]:.3f} (vs {best_peer})"
+    for name in ours:
+        ratio = rates[name] / rates[best]
+        print(f"{case:<30} {name:<14} {rates[name]:7.3f} Gsamples/s   {peers_text}   ratio {ratio:.3f}")
+
+
+def _cpu_timers(ours, theirs, generate, out, host, dtype, n):
+    """(hipkit's timers, NumPy's) of one case: hipkit.random's method ``ours``, the CPU
+    hipRAND's ``generate(out, n)``, NumPy's method ``theirs``."""
+    sync = hipkit.synchronize
+    return (
+        {
+            "hipkit.random": lambda: seconds(lambda: ours(out=out, dtype=dtype), sync, 3),
+            "hipkit.hiprand": lambda: seconds(lambda: generate(out, n), sync, 3),
+        },
+        {"numpy": lambda: seconds(lambda: theirs(dtype=dtype, out=host), sync, 3)},
     )
 
 
@@ -61,42 +80,25 @@ def cpu(repeat: int, log2n: int) -> None:
     n = 1 << log2n
     rng = hipkit.random.default_rng(2026)
     peer = np.random.Generator(np.random.Philox(2026))
-    sync = hipkit.synchronize
     g = hiprand.hiprandCreateGenerator(hiprand.HIPRAND_RNG_PSEUDO_PHILOX4_32_10)
     for dtype in (np.float32, np.float64):
         name = np.dtype(dtype).name
-        out = hipkit.empty(n, dtype)
-        host = np.empty(n, dtype)
-        generate = (
-            hiprand.hiprandGenerateUniform if dtype == np.float32 else hiprand.hiprandGenerateUniformDouble
+        out, host = hipkit.empty(n, dtype), np.empty(n, dtype)
+        double = dtype == np.float64
+        uniform = hiprand.hiprandGenerateUniformDouble if double else hiprand.hiprandGenerateUniform
+        normal = hiprand.hiprandGenerateNormalDouble if double else hiprand.hiprandGenerateNormal
+        cases = (
+            ("uniform", rng.random, peer.random, lambda o, k, f=uniform: f(g, o, k)),
+            (
+                "standard_normal",
+                rng.standard_normal,
+                peer.standard_normal,
+                lambda o, k, f=normal: f(g, o, k, 0.0, 1.0),
+            ),
         )
-        compare(
-            f"uniform {name} 2^{log2n}",
-            n,
-            lambda out=out, dtype=dtype: seconds(lambda: rng.random(out=out, dtype=dtype), sync, 3),
-            {
-                "numpy": lambda host=host, dtype=dtype: seconds(
-                    lambda: peer.random(dtype=dtype, out=host), sync, 3
-                ),
-                "hipRAND": lambda out=out, generate=generate: seconds(lambda: generate(g, out, n), sync, 3),
-            },
-            repeat,
-        )
-        normal = hiprand.hiprandGenerateNormal if dtype == np.float32 else hiprand.hiprandGenerateNormalDouble
-        compare(
-            f"standard_normal {name} 2^{log2n}",
-            n,
-            lambda out=out, dtype=dtype: seconds(lambda: rng.standard_normal(out=out, dtype=dtype), sync, 3),
-            {
-                "numpy": lambda host=host, dtype=dtype: seconds(
-                    lambda: peer.standard_normal(dtype=dtype, out=host), sync, 3
-                ),
-                "hipRAND": lambda out=out, normal=normal: seconds(
-                    lambda: normal(g, out, n, 0.0, 1.0), sync, 3
-                ),
-            },
-            repeat,
-        )
+        for case, ours, theirs, generate in cases:
+            timers = _cpu_timers(ours, theirs, generate, out, host, dtype, n)
+            compare(f"{case} {name} 2^{log2n}", n, *timers, repeat)
     hiprand.hiprandDestroyGenerator(g)
 
 
@@ -122,13 +124,8 @@ def nvidia(repeat: int, log2n: int) -> None:
     peers = {"torch": lambda: seconds(lambda: torch.rand(n, out=t), wait, 20)}
     for name, g in generators.items():
         peers[name] = lambda g=g: seconds(lambda: hiprand.hiprandGenerateUniform(g, out, n), wait, 20)
-    compare(
-        f"uniform float32 2^{log2n}",
-        n,
-        lambda: seconds(lambda: rng.random(out=out, dtype=np.float32), wait, 20),
-        peers,
-        repeat,
-    )
+    ours = {"hipkit.random": lambda: seconds(lambda: rng.random(out=out, dtype=np.float32), wait, 20)}
+    compare(f"uniform float32 2^{log2n}", n, ours, peers, repeat)
     for g in generators.values():
         hiprand.hiprandDestroyGenerator(g)
 
