@@ -8,8 +8,8 @@
 // MRG32k3a.  Poisson number j of the generator is draw j % 4096 of subsequence
 // 1 + j / 4096 (hiprand_poisson, whose draws take a varying count of numbers).  So any
 // range of elements can be made on its own: the work is split among the device's
-// workers in ranges, and Philox's uniform floats, the common case, take a path the
-// compiler vectorizes (four blocks of the counter a step), which gives the same bits.
+// workers in ranges, and Philox's numbers and uniforms, the common case, take a path
+// the compiler vectorizes (sixteen blocks of the counter a step), which gives the same bits.
 #include <string.h>
 
 #include <algorithm>
@@ -133,32 +133,44 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void to_uniform(con
   for (size_t i = 0; i < n; ++i) out[i] = __hk_uniform(in[i]);
 }
 
-// Philox's numbers or uniform floats [a, b): the first and last partial blocks by the
-// device API, the blocks between in batches.
+// hiprand_uniform_double's 53 bits of two numbers.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void to_uniform_double(const unsigned int* in,
+                                                                                   double* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = __hk_uniform_double2(in[2 * i], in[2 * i + 1]);
+}
+
+// Philox's numbers, floats and doubles of elements [a, b): their numbers' blocks made in
+// batches (the words before the first and after the last thrown away), then converted.
 void philox_fast(const Job& job, size_t a, size_t b) {
-  const unsigned long long first = job.offset + a;
-  const size_t head = std::min<size_t>(b - a, (4 - first % 4) % 4);
-  Job edge = job;
-  fill<hiprandStatePhilox4_32_10_t>(edge, a, a + head);
-  size_t i = a + head;
-  constexpr size_t kBatch = 4096;  // blocks
-  std::vector<unsigned int> words(4 * kBatch);
+  const unsigned long long per = numbers_per_element(job.type, job.kind);
   const uint2 key = make_uint2((unsigned int)job.seed, (unsigned int)(job.seed >> 32));
-  while (b - i >= 4 * 16) {
-    const size_t blocks = std::min(kBatch, (b - i) / 4) / 16 * 16;
-    unsigned int* target = job.kind == BITS ? static_cast<unsigned int*>(job.out) + i : words.data();
-    philox_blocks((job.offset + i) / 4, blocks, key, target);
-    if (job.kind == UNIFORM) to_uniform(words.data(), static_cast<float*>(job.out) + i, 4 * blocks);
-    i += 4 * blocks;
+  constexpr size_t kBatch = 1024;  // elements
+  std::vector<unsigned int> words(4 * (kBatch * 2 / 4 + 2) + 64);
+  for (size_t i = a; i < b; i += kBatch) {
+    const size_t count = std::min(kBatch, b - i);
+    const unsigned long long first = job.offset + i * per;  // the first word (the last may be 2^64 - 1)
+    const unsigned long long block = first / 4, blocks = (first % 4 + count * per + 3) / 4;
+    philox_blocks(block, (blocks + 15) / 16 * 16, key, words.data());
+    const unsigned int* w = words.data() + (first - 4 * block);
+    switch (job.kind) {
+      case BITS:
+        memcpy(static_cast<unsigned int*>(job.out) + i, w, count * sizeof(unsigned int));
+        break;
+      case UNIFORM:
+        to_uniform(w, static_cast<float*>(job.out) + i, count);
+        break;
+      default:  // UNIFORM_DOUBLE
+        to_uniform_double(w, static_cast<double*>(job.out) + i, count);
+        break;
+    }
   }
-  fill<hiprandStatePhilox4_32_10_t>(edge, i, b);
 }
 
 void fill_range(const Job& job, size_t a, size_t b) {
   if (a >= b) return;
   switch (job.type) {
     case HIPRAND_RNG_PSEUDO_PHILOX4_32_10:
-      if (job.kind == BITS || job.kind == UNIFORM) return philox_fast(job, a, b);
+      if (job.kind == BITS || job.kind == UNIFORM || job.kind == UNIFORM_DOUBLE) return philox_fast(job, a, b);
       return fill<hiprandStatePhilox4_32_10_t>(job, a, b);
     case HIPRAND_RNG_PSEUDO_MRG32K3A:
       return fill<hiprandStateMRG32k3a_t>(job, a, b);
