@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from ._enums import HiprandError, hiprandRngType_t, hiprandStatus_t
 from ._generators import (
+    follows_rule,
     hiprandCreateGenerator,
     hiprandCreateGeneratorHost,
     hiprandDestroyGenerator,
@@ -59,6 +60,7 @@ globals().update({e.name: e for enum in (hiprandStatus_t, hiprandRngType_t) for 
 
 __all__ = [
     "HiprandError",
+    "follows_rule",
     "hiprandCreateGenerator",
     "hiprandCreateGeneratorHost",
     "hiprandDestroyGenerator",

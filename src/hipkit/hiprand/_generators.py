@@ -66,6 +66,14 @@ def provider(device: Device | None = None) -> str:
     return library_of(device or get_device(), "provider").description
 
 
+def follows_rule(device: Device | None = None) -> bool:
+    """Whether the generators of ``device``'s platform (default: the current device) make
+    their numbers by hipkit's reproducibility rule (the CPU's hipRAND) rather than in
+    the vendor library's own order (cuRAND, rocRAND); :mod:`hipkit.random` follows it
+    everywhere."""
+    return library_of(device or get_device(), "follows_rule").follows_rule
+
+
 def call(name: str, function: Callable[..., int], *args: Any) -> None:
     """Call a provider's function as hipRAND function ``name``, through the tools at the
     hook point (their API rows); a status other than success raises."""

@@ -67,6 +67,10 @@ class RandLibrary(ABC):
     def function(self, name: str) -> Callable[..., int]:
         """hipRAND's C function ``name`` (a key of FUNCTIONS)."""
 
+    #: Whether its generators' numbers follow hipkit's reproducibility rule (README):
+    #: hipkit's own provider (the CPU's); a vendor's library has its own order.
+    follows_rule: bool = False
+
     def set_device(self, device: int) -> None:  # noqa: B027 - a default: nothing to tell
         """Make ``device`` (the platform's native index) the device of the calling
         thread's next generator.  By default nothing: the vendor's library takes its

@@ -66,6 +66,8 @@ def lib_dir() -> Path:
 class CpuRandLibrary(CtypesRandLibrary):
     """The provider, loaded: hipRAND's functions, the device of the next generator."""
 
+    follows_rule = True
+
     def __init__(self, lib: ctypes.CDLL) -> None:
         super().__init__(lib, "hipkit's generators on the CPU (Philox4x32-10, XORWOW, MRG32k3a)")
         lib.hipkitRandSetDevice.argtypes = [ctypes.c_int]
