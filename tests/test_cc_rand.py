@@ -63,7 +63,7 @@ def check_curand_program(exe: Path, rng, tmp_path: Path, host_rule: bool) -> Non
     np.testing.assert_array_equal(floats[2][::97], ref.uniform(xorwow))
     first = np.array([ref.philox_words(seed, t, 0, 3) for t in range(n)])
     s, c = ref.box_muller(first[:, 0], first[:, 1])
-    np.testing.assert_allclose(pairs, np.stack([s, c], axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(pairs, np.stack([s, c], axis=1), rtol=1e-5, atol=1e-4)  # __sincosf on NVIDIA
     np.testing.assert_array_equal(ints[1], first[:, 2])
 
 
