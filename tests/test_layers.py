@@ -27,6 +27,8 @@ LAYERS = {
     "runtime": 2,
     "hip": 3,
     "hipblas": 3,
+    "hiprand": 3,
+    "random": 3,
     "blas": 3,
     "hipfft": 3,
     "fft": 3,

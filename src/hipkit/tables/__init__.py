@@ -14,9 +14,14 @@
 - ``hip_runtime_api.tsv`` and ``hip_device_api.tsv``: HIP's API, host and device, as
   ROCm's headers declare it (read by :mod:`.hip_api`); made by
   :mod:`.make_hip_api_table` and :mod:`.make_hip_device_table` from ROCm's headers.
+- ``include/hipkit_rand/*.h``: the jump matrices of XORWOW and MRG32k3a for hipRAND's
+  device API (``skipahead``, subsequences), computed from the recurrences by
+  :mod:`.make_rand_tables` (``python -m hipkit.tables.make_rand_tables``); on every
+  platform's include path for kernels and programs.
 
 No table is edited by hand: each has a test that runs its script and compares
-(``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``).  The scripts are
+(``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``,
+``tests/test_rand_tables.py``).  The scripts are
 tools (they import what they read the facts from); the rest of hipkit imports
 only :mod:`.names` and the paths here.
 """

@@ -30,6 +30,7 @@ from ..._errors import CompileError, CompileOptionError, HipError, hipError_t
 from ...cxx.brackets import ParseError
 from ...cxx.lexer import DIRECTIVE, LexError, Token, tokenize
 from ...cxx.toplevel import param_type, scan_top_level
+from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from ..base.platform import PORTABLE_INCLUDE_DIR, Param, Target
 
 # ---------------------------------------------------------------- the module container
@@ -277,7 +278,8 @@ def normalize_options(
 def sources_key(compiler: Path, include_dir: Path) -> str:
     """What a compile's result depends on besides its inputs: the platform's
     ``compiler`` module, this module, the lexer and parsers that find the
-    kernels (:mod:`hipkit.cxx`), and the headers (the platform's ``include_dir`` and the shared ones)."""
+    kernels (:mod:`hipkit.cxx`), and the headers (the platform's ``include_dir``, the shared ones and the
+    generated ones)."""
     package = PORTABLE_INCLUDE_DIR.parent.parent
     files = [
         compiler,
@@ -285,6 +287,7 @@ def sources_key(compiler: Path, include_dir: Path) -> str:
         *cxx.source_files(),
         *sorted(p for p in include_dir.rglob("*") if p.is_file()),
         *sorted(PORTABLE_INCLUDE_DIR.rglob("*.h")),
+        *sorted(TABLES_INCLUDE_DIR.rglob("*.h")),
     ]
     return _cache.digest(part for f in files for part in (str(f.relative_to(package)), f.read_bytes()))
 

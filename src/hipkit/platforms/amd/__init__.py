@@ -9,7 +9,8 @@ Its faces, each a module here:
 - :mod:`.checks`, :mod:`.gfx`: its section of ``hipkit doctor``, and the GPUs as the
   machine describes them (KFD topology, gfx targets);
 - :mod:`.toolkit`: where ROCm's parts are, looked up once;
-- :mod:`.blas`: ROCm's hipBLAS (libhipblas.so), for Python.
+- :mod:`.blas`: ROCm's hipBLAS (libhipblas.so), for Python;
+- :mod:`.rand`: ROCm's hipRAND (libhiprand.so), for Python.
 
 Programs built with ROCm's hipcc are traced by ROCm's own tools (rocprofv3).
 """
@@ -34,5 +35,6 @@ FACES = Faces(
     devices=".checks:devices",
     blas=".blas:library",
     fft=".fft:library",
+    rand=".rand:library",
     probe=_kfd_nodes,
 )

@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 
 from ..._errors import CompileError, CompileOptionError
+from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from .._gpu import compiler as gpu
 from .._gpu.compiler import GpuBinary, KernelEntry
 from ..base.platform import PORTABLE_INCLUDE_DIR, PlatformUnavailable, Target
@@ -37,6 +38,7 @@ _FIXED_OPTIONS = (
     "-nostdinc",
     f"-I{INCLUDE_DIR}",
     f"-I{PORTABLE_INCLUDE_DIR}",
+    f"-I{TABLES_INCLUDE_DIR}",  # generated tables the portable headers read (hipkit_rand/)
     "-include",
     "hipkit_amd/device.h",
     # hipkit's _sync warp functions (hipkit_amd/warp.h), not HIP's, which differ by ROCm release

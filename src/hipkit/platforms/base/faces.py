@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable"]
 
 # The faces a platform may have, "module:attribute" each (see Faces).
-FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas", "fft")
+FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas", "fft", "rand")
 
 
 def _always() -> bool:
@@ -70,6 +70,10 @@ class Faces:
         ``fft() -> FftLibrary``: the platform's hipFFT provider for Python
         (:mod:`hipkit.platforms.base.fft`), loaded once; raises ``FftUnavailable``
         saying what to install.  None where the platform serves no FFT.
+    rand
+        ``rand() -> RandLibrary``: the platform's hipRAND provider for Python
+        (:mod:`hipkit.platforms.base.rand`), loaded once; raises ``RandUnavailable``
+        saying what to install.  None where the platform serves no hipRAND.
     probe
         A cheap test, with no import, of whether the machine may have a device of
         the platform (its driver's device files): where no earlier platform's
@@ -95,6 +99,7 @@ class Faces:
         "program_tracing",
         "blas",
         "fft",
+        "rand",
         "probe",
         "build_variables",
         "variants",
@@ -113,6 +118,7 @@ class Faces:
         program_tracing: str | None = None,
         blas: str | None = None,
         fft: str | None = None,
+        rand: str | None = None,
         probe: Callable[[], bool] = _always,
         build_variables: tuple[str, ...] = (),
         variants: Mapping[str, Mapping[str, str]] | None = None,
@@ -127,6 +133,7 @@ class Faces:
         self.program_tracing = program_tracing
         self.blas = blas
         self.fft = fft
+        self.rand = rand
         self.probe = probe
         self.build_variables = build_variables
         self.variants = dict(variants or {})

@@ -24,6 +24,7 @@ from .options import Options, is_source
 __all__ = [
     "BLAS_LIBRARIES",
     "FFT_LIBRARIES",
+    "RAND_LIBRARIES",
     "HIP_RUNTIME_LIBRARIES",
     "ROCTX_LIBRARIES",
     "Tool",
@@ -47,6 +48,8 @@ BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
 # The link flags of hipFFT (ROCm's library names): where a platform serves it itself,
 # its provider instead.
 FFT_LIBRARIES = ("-lhipfft",)
+# ROCm's hipRAND, likewise.
+RAND_LIBRARIES = ("-lhiprand",)
 # ROCm's HIP runtime and hiprtc, which ROCm's Makefiles name on the link line: a
 # platform that is its own HIP runtime drops them.
 HIP_RUNTIME_LIBRARIES = ("-lamdhip64", "-lhiprtc", "-lhiprtc-builtins")

@@ -11,6 +11,7 @@ Its faces, each a module here:
 - :mod:`.toolchain`: whole programs (``hipkit cc --platform cpu``);
 - :mod:`.checks`: its section of ``hipkit doctor``;
 - :mod:`.blas`: hipBLAS on OpenBLAS (C++ in ``openblas/``), for Python and programs;
+- :mod:`.rand`: hipRAND, hipkit's own generators (C++ in ``hiprand/``), for Python and programs;
 - ``include/``: the HIP headers of CPU kernels and programs.
 
 Programs trace themselves for ``hipkit prof`` (libhipkit_cpu writes the trace),
@@ -29,6 +30,7 @@ FACES = Faces(
     devices=".checks:devices",
     blas=".blas:library",
     fft=".fft:library",
+    rand=".rand:library",
     # The compiler, its target ISA, and the warp size and execution of barrier
     # kernels, fixed when a unit is compiled; the OpenBLAS that -lhipblas links.
     build_variables=(

@@ -25,20 +25,18 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shlex
 import subprocess
 import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ... import __version__, _cache, config
+from ... import _cache, config
 from ..._errors import HipError, hipError_t
 from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from ..base.blas import BlasUnavailable, CtypesBlasLibrary
 from ..base.platform import PORTABLE_INCLUDE_DIR
-from . import _lib
-from .library_build import build_shared
+from . import _lib, _provider
 
 __all__ = ["INSTALL_HINT", "LIBRARY_NAME", "OpenBLAS", "build_key", "find_openblas", "lib_dir", "library"]
 
@@ -58,11 +56,6 @@ _HEADERS = (
     TABLES_INCLUDE_DIR / "hipkit_blas" / "routines.h",
     _lib.INCLUDE_DIR / "hipkit_cpu" / "runtime.h",
 )
-# Only hipBLAS's functions are exported (their declarations say so, provider.h).
-_COMPILE_FLAGS = ("-O2", "-g", "-std=c++17", "-fPIC", "-fvisibility=hidden", "-fvisibility-inlines-hidden")
-# Every symbol resolved when it is built: an OpenBLAS without a routine it calls fails
-# here, saying which, rather than when a program starts.
-_LINK_FLAGS = ("-shared", f"-Wl,-soname,{LIBRARY_NAME}", "-Wl,--no-undefined")
 
 
 @dataclass(frozen=True)
@@ -124,40 +117,21 @@ def find_openblas() -> OpenBLAS:
     return found
 
 
-def _compiler() -> list[str]:
-    return shlex.split(config.get("HIPKIT_CXX"))
-
-
-def _sources() -> list[Path]:
-    own = sorted(p for p in _SOURCE_DIR.rglob("*") if p.suffix in (".cpp", ".h"))
-    return own + list(_HEADERS)
-
-
 def build_key(openblas: OpenBLAS) -> str:
     """The hash naming the provider built from these sources with this compiler, against
     this libhipkit_cpu and this OpenBLAS file (its path, size and time: another version
     installed there is another library)."""
     st = openblas.path.stat()
-    parts: list[str | bytes] = [__version__, _lib.build_key(), _lib.compiler_version()]
-    for path in _sources():
-        parts += [str(path.relative_to(path.parents[1])), path.read_bytes()]
-    parts += [*_COMPILE_FLAGS, *_LINK_FLAGS, str(openblas.path), str(st.st_size), str(st.st_mtime_ns)]
-    parts.append(openblas.prefix)
+    parts = _provider.key_parts(_SOURCE_DIR, _HEADERS, LIBRARY_NAME)
+    parts += [str(openblas.path), str(st.st_size), str(st.st_mtime_ns), openblas.prefix]
     return _cache.digest(parts)
 
 
 def _build(out: Path, openblas: OpenBLAS) -> None:
-    runtime = _lib.lib_dir()
-    flags = [*_COMPILE_FLAGS, f"-DHIPKIT_OPENBLAS_PREFIX={openblas.prefix}", *(f"-I{d}" for d in _INCLUDES)]
-    libraries = [
-        f"-L{runtime}",
-        "-lhipkit_cpu",
-        f"-Wl,-rpath,{runtime}",
-        str(openblas.path),  # by path: its soname is what the loader looks for, in its folder
-        f"-Wl,-rpath,{openblas.path.parent}",
-    ]
-    sources = sorted(_SOURCE_DIR.glob("*.cpp"))
-    build_shared(out, LIBRARY_NAME, _compiler(), sources, flags, _LINK_FLAGS, libraries)
+    flags = [f"-DHIPKIT_OPENBLAS_PREFIX={openblas.prefix}", *(f"-I{d}" for d in _INCLUDES)]
+    # OpenBLAS by path: its soname is what the loader looks for, in its folder.
+    libraries = [str(openblas.path), f"-Wl,-rpath,{openblas.path.parent}"]
+    _provider.build(out, LIBRARY_NAME, _SOURCE_DIR, flags, libraries)
 
 
 def lib_dir(openblas: OpenBLAS | None = None) -> Path:

@@ -1,4 +1,4 @@
-"""Building the CPU platform's C++ libraries (the runtime, the hipBLAS provider, the
+"""Building the CPU platform's C++ libraries (the runtime, the library providers, the
 FFT engine) into hipkit's cache: every source compiled at once, one compiler process
 each, then linked; a failure is a RuntimeError carrying the command and its output."""
 
@@ -37,7 +37,7 @@ def build_shared(
     and link them into ``out / library``."""
 
     def compile_one(source: Path) -> str:
-        obj = str(out / f"{source.name}.o")
+        obj = str(out / f"{source.parent.name}_{source.name}.o")  # two folders may share a name
         run_compiler([*compiler, *compile_flags, "-c", str(source), "-o", obj], library)
         return obj
 

@@ -20,7 +20,8 @@ found at run time through two rpath entries: hipkit's cache directory, where
 the library is built (:func:`hipkit.platforms.cpu._lib.lib_dir`), then
 ``$ORIGIN``, so that a program copied to another machine runs with a copy of
 the library beside it.  ``-lhipblas`` and ``-lrocblas`` link the CPU's hipBLAS
-instead (``libhipkit_cpu_blas.so`` on OpenBLAS, :mod:`.blas`), by the same rule.
+instead (``libhipkit_cpu_blas.so`` on OpenBLAS, :mod:`.blas`), by the same rule, and
+``-lhiprand`` the CPU's hipRAND (``libhipkit_cpu_rand.so``, :mod:`.rand`).
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ from ... import __version__, _cache, config
 from ..._errors import CompileError
 from ..base.blas import BlasUnavailable
 from ..base.options import Options
+from ..base.rand import RandUnavailable
 from ..base.toolchain import (
     BLAS_LIBRARIES,
     FFT_LIBRARIES,
     HIP_RUNTIME_LIBRARIES,
+    RAND_LIBRARIES,
     ROCTX_LIBRARIES,
     Tool,
     Toolchain,
@@ -54,7 +57,7 @@ from ..base.toolchain import (
     version_line,
     which,
 )
-from . import _lib, blas, compiler, fft_engine
+from . import _lib, blas, compiler, fft_engine, rand
 
 __all__ = ["CpuToolchain"]
 
@@ -64,9 +67,9 @@ T = TypeVar("T")
 def _own_link_flags(flags: tuple[str, ...]) -> list[str]:
     """The program's link flags less those that name ROCm's libraries: hipkit's
     runtime is the program's HIP runtime and hiprtc (-lamdhip64, -lhiprtc,
-    -L$ROCM_PATH/lib), and its providers are hipBLAS and ROCTx."""
+    -L$ROCM_PATH/lib), and its providers are hipBLAS, hipRAND and ROCTx."""
     rocm_dirs = rocm_library_dirs(config.get("ROCM_PATH"))
-    dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + FFT_LIBRARIES + HIP_RUNTIME_LIBRARIES
+    dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + FFT_LIBRARIES + RAND_LIBRARIES + HIP_RUNTIME_LIBRARIES
     return [flag for flag in flags if flag not in dropped and flag not in rocm_dirs]
 
 
@@ -92,10 +95,10 @@ class CpuToolchain(Toolchain):
     def __init__(self) -> None:
         self.warp_size: int = config.get("HIPKIT_CPU_WARP_SIZE")
         self.cxx: str = config.get("HIPKIT_CXX")
-        # The hipBLAS provider of the last program keyed or linked that uses it
-        # (run_time_files: hipkit run's manifest needs it too).
-        self._blas_dir: Path | None = None
-        self._fft_dir: Path | None = None  # the FFT engine's, the same way
+        # The library providers (hipBLAS, hipRAND) of the last program keyed or
+        # linked, each (folder, library file name) (run_time_files: hipkit run's
+        # manifest needs them too).
+        self._provider_dirs: list[tuple[Path, str]] = []
 
     @classmethod
     def tools(cls) -> list[Tool]:
@@ -148,16 +151,16 @@ class CpuToolchain(Toolchain):
 
     def link(self, units: list[Unit], options: Options, output: Path) -> None:
         lib_dir = _runtime(_lib.lib_dir)
-        blas_dir = self._blas(options)
-        blas_flags = [f"-L{blas_dir}", "-lhipkit_cpu_blas", f"-Wl,-rpath,{blas_dir}"] if blas_dir else []
-        fft_dir = self._fft(options)
-        if fft_dir is not None:
-            blas_flags += [f"-L{fft_dir}", "-lhipkit_cpu_fft", f"-Wl,-rpath,{fft_dir}"]
+        provider_flags = [
+            flag
+            for folder, name in self._providers(options)
+            for flag in (f"-L{folder}", f"-l{name[3:-3]}", f"-Wl,-rpath,{folder}")
+        ]
         command = [
             self.cxx,
             *self.objects(units, options),
             *_own_link_flags(options.link_flags),
-            *blas_flags,
+            *provider_flags,
             f"-L{lib_dir}",
             "-lhipkit_cpu",
             f"-Wl,-rpath,{lib_dir}",
@@ -167,12 +170,7 @@ class CpuToolchain(Toolchain):
 
     def program_key(self, units: list[Unit], options: Options) -> str:
         parts: list[str | bytes] = [self.cxx, compiler.compiler_identity(), _runtime(_lib.build_key)]
-        blas_dir = self._blas(options)
-        if blas_dir is not None:
-            parts.append(blas_dir.name)  # the provider's build key
-        fft_dir = self._fft(options)
-        if fft_dir is not None:
-            parts.append(fft_dir.name)  # the engine's build key
+        parts += [folder.name for folder, _ in self._providers(options)]  # their build keys
         parts += self.link_inputs(units, options)
         parts += options.link_flags
         return _cache.digest(parts)
@@ -205,38 +203,30 @@ class CpuToolchain(Toolchain):
 
     def run_time_files(self) -> list[Path]:
         files = [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
-        if self._blas_dir:
-            files.append(self._blas_dir / blas.LIBRARY_NAME)
-        if self._fft_dir:
-            files.append(self._fft_dir / fft_engine.LIBRARY_NAME)
-        return files
+        return files + [folder / name for folder, name in self._provider_dirs]
 
-    def _blas(self, options: Options) -> Path | None:
-        """The folder of the hipBLAS provider, built if needed, where the program links
-        hipBLAS or rocBLAS; None where it does not."""
-        named = [flag for flag in options.link_flags if flag in BLAS_LIBRARIES]
-        if not named:
-            self._blas_dir = None
-            return None
-        try:
-            self._blas_dir = blas.lib_dir()
-        except BlasUnavailable as exc:
-            raise CompileError(f"{named[0]}: {exc}") from None
-        except (OSError, RuntimeError) as exc:
-            raise CompileError(f"{named[0]}: the CPU platform's hipBLAS could not be built: {exc}") from None
-        return self._blas_dir
-
-    def _fft(self, options: Options) -> Path | None:
-        """The folder of the FFT engine, built if needed, where the program links
-        hipFFT (-lhipfft); None where it does not."""
-        if not any(flag in FFT_LIBRARIES for flag in options.link_flags):
-            self._fft_dir = None
-            return None
-        try:
-            self._fft_dir = fft_engine.lib_dir()
-        except (OSError, RuntimeError) as exc:
-            raise CompileError(f"-lhipfft: the CPU platform's FFT engine could not be built: {exc}") from None
-        return self._fft_dir
+    def _providers(self, options: Options) -> list[tuple[Path, str]]:
+        """The (folder, library file) of each library provider the program links
+        (hipBLAS for -lhipblas or -lrocblas, the FFT engine for -lhipfft, hipRAND for
+        -lhiprand), built if needed."""
+        self._provider_dirs = []
+        for names, library, module, unavailable in (
+            (BLAS_LIBRARIES, "hipBLAS", blas, BlasUnavailable),
+            (FFT_LIBRARIES, "FFT engine", fft_engine, ()),  # hipkit's own: nothing to install
+            (RAND_LIBRARIES, "hipRAND", rand, RandUnavailable),
+        ):
+            named = [flag for flag in options.link_flags if flag in names]
+            if not named:
+                continue
+            try:
+                self._provider_dirs.append((module.lib_dir(), module.LIBRARY_NAME))
+            except unavailable as exc:
+                raise CompileError(f"{named[0]}: {exc}") from None
+            except (OSError, RuntimeError) as exc:
+                raise CompileError(
+                    f"{named[0]}: the CPU platform's {library} could not be built: {exc}"
+                ) from None
+        return self._provider_dirs
 
 
 def _runtime(step: Callable[[], T]) -> T:

@@ -14,6 +14,8 @@ Its faces, each a module here:
 - :mod:`.tracing`: the CUPTI library with which ``hipkit prof`` traces its programs;
 - :mod:`.blas`: hipBLAS for Python, cuBLAS through nvmath-python's bindings (programs get
   hipBLAS on cuBLAS from ``include/program/hipblas``);
+- :mod:`.rand`: hipRAND for Python, cuRAND through nvmath-python's bindings (programs get
+  hipRAND on cuRAND from ``include/program/hiprand``);
 - :mod:`.toolkit`: where CUDA's parts are (nvcc, NVRTC, CUPTI, cuBLAS), looked up once.
 """
 
@@ -47,5 +49,6 @@ FACES = Faces(
     program_tracing=".tracing:program_tracing",
     blas=".blas:library",
     fft=".fft:library",
+    rand=".rand:library",
     probe=gpu_present,
 )

@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from ..._errors import CompileError, CompileOptionError
+from ...tables import INCLUDE_DIR as TABLES_INCLUDE_DIR
 from .._gpu import compiler as gpu
 from .._gpu.compiler import GpuBinary, KernelEntry
 from .._gpu.elf import Elf
@@ -36,6 +37,7 @@ _FIXED_OPTIONS = (
     "--pre-include=hip/hip_runtime.h",
     f"-I{INCLUDE_DIR}",
     f"-I{PORTABLE_INCLUDE_DIR}",
+    f"-I{TABLES_INCLUDE_DIR}",  # generated tables the portable headers read (hipkit_rand/)
     "-D__HIP_PLATFORM_NVIDIA__",
     "-D__HIP_PLATFORM_NVCC__",
 )

@@ -33,6 +33,9 @@ hipBLAS is cuBLAS (``hipblas/hipblas.h``: hipBLAS's API inline over cuBLAS's, as
 own NVIDIA backend does): ``-lhipblas`` and ``-lrocblas`` link cuBLAS and cuBLASLt, from
 the CUDA toolkit or NVIDIA's ``nvidia-cublas`` wheel (with an rpath, so that the program
 finds them where it runs), and units see cuBLAS's headers after the toolkit's own.
+hipRAND is cuRAND likewise (``hiprand/hiprand.h``; ``-lhiprand`` links cuRAND, from the
+toolkit or the ``nvidia-curand`` wheel); its device API (``hiprand/hiprand_kernel.h``)
+is hipkit's portable one, which gives cuRAND's numbers.
 """
 
 from __future__ import annotations
@@ -53,15 +56,27 @@ from ..base.platform import PORTABLE_INCLUDE_DIR
 from ..base.toolchain import HIP_RUNTIME_LIBRARIES, ROCTX_LIBRARIES, Tool, string_define, version_line
 from . import gpu_present
 from .compiler import INCLUDE_DIR, parse_arch
-from .toolkit import CUBLAS_MISSING, CUFFT_MISSING, Cublas, find_cublas, find_cufft, find_nvcc, find_nvrtc
+from .toolkit import (
+    CUBLAS_MISSING,
+    CUFFT_MISSING,
+    CURAND_MISSING,
+    VendorLibrary,
+    find_cublas,
+    find_cufft,
+    find_curand,
+    find_nvcc,
+    find_nvrtc,
+)
 
 __all__ = ["NvidiaToolchain", "native_archs"]
 
 PROGRAM_INCLUDE_DIR = INCLUDE_DIR / "program"
 # The libraries programs name for hipBLAS and rocBLAS: cuBLAS serves both here.
 BLAS_LIBRARIES = ("-lhipblas", "-lrocblas")
-# The library programs name for hipFFT: cuFFT serves it here.
+# hipFFT's: cuFFT serves it.
 FFT_LIBRARIES = ("-lhipfft",)
+# hipRAND's: cuRAND serves it.
+RAND_LIBRARIES = ("-lhiprand",)
 # Host-compiler options nvcc takes as they are; the rest go through -Xcompiler.
 _NVCC_NATIVE = re.compile(r"-(O[0-3]|g|w|std=c\+\+\d\d)$")
 
@@ -115,24 +130,28 @@ def _rtc_defines() -> list[str]:
     return defines + ([string_define("__HIPKIT_NVRTC_H", str(nvrtc.header))] if nvrtc else [])
 
 
-def _math_includes(nvcc: str) -> list[str]:
-    """cuBLAS's and cuFFT's headers where nvcc does not have them: after every other
-    folder (``-isystem``), so that a wheel's copies of CUDA's own headers never hide
-    nvcc's."""
+def _vendor_includes(nvcc: str) -> list[str]:
+    """cuBLAS's, cuFFT's and cuRAND's headers where nvcc does not have them: after every other
+    folder (``-isystem``), so that a wheel's copies of CUDA's own headers never hide nvcc's."""
     toolkit = Path(os.path.realpath(nvcc)).parent.parent
     own = {os.path.realpath(toolkit / d / "include") for d in (".", "targets/x86_64-linux")}
-    flags: list[str] = []
-    for found in (find_cublas(), find_cufft()):
-        if found is None or os.path.realpath(found.include) in own or str(found.include) in flags:
-            continue
-        flags += ["-isystem", str(found.include)]
-    return flags
+    folders = {
+        os.path.realpath(lib.include)
+        for lib in (find_cublas(), find_cufft(), find_curand())
+        if lib is not None
+    }
+    return [flag for folder in sorted(folders - own) for flag in ("-isystem", folder)]
 
 
-def _link_flags_of(found: Cublas | None, names: str, missing: str) -> list[str]:
-    if found is None:
-        raise CompileError(f"{names}: {missing}")
-    return found.link_flags
+def _vendor_link_flags(
+    flags: tuple[str, ...], names: tuple[str, ...], library: VendorLibrary | None, missing: str
+) -> list[str]:
+    """The flags that link a vendor library where the program names one of ``names``."""
+    if not any(flag in names for flag in flags):
+        return []
+    if library is None:
+        raise CompileError(f"{', '.join(names)}: {missing}")
+    return library.link_flags
 
 
 def _host(flag: str) -> list[str]:
@@ -209,7 +228,7 @@ class NvidiaToolchain(GpuToolchain):
             "--expt-relaxed-constexpr",
             *self._targets(options),
             *_rtc_defines(),
-            *_math_includes(self.compiler),
+            *_vendor_includes(self.compiler),
         ]
         if not any(f.startswith("-std=") for f in options.compile_flags):
             flags.append("-std=c++17")
@@ -244,17 +263,12 @@ class NvidiaToolchain(GpuToolchain):
         nvrtc = find_nvrtc()
         if nvrtc is not None:
             flags += nvrtc.link_flags
-        if any(flag in BLAS_LIBRARIES for flag in options.link_flags):
-            flags += _link_flags_of(find_cublas(), "-lhipblas, -lrocblas", CUBLAS_MISSING)
-        if any(flag in FFT_LIBRARIES for flag in options.link_flags):
-            flags += _link_flags_of(find_cufft(), "-lhipfft", CUFFT_MISSING)
+        flags += _vendor_link_flags(options.link_flags, BLAS_LIBRARIES, find_cublas(), CUBLAS_MISSING)
+        flags += _vendor_link_flags(options.link_flags, FFT_LIBRARIES, find_cufft(), CUFFT_MISSING)
+        flags += _vendor_link_flags(options.link_flags, RAND_LIBRARIES, find_curand(), CURAND_MISSING)
+        dropped = ROCTX_LIBRARIES + BLAS_LIBRARIES + FFT_LIBRARIES + RAND_LIBRARIES + HIP_RUNTIME_LIBRARIES
         for flag in options.link_flags:
-            if (
-                flag in ROCTX_LIBRARIES
-                or flag in BLAS_LIBRARIES
-                or flag in FFT_LIBRARIES
-                or flag in HIP_RUNTIME_LIBRARIES
-            ):
+            if flag in dropped:
                 continue  # hipkit's headers are HIP and hiprtc here, over CUDA's and NVRTC's
             if flag.startswith(("-L", "-l")):
                 flags.append(flag)

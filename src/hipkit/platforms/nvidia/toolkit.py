@@ -218,12 +218,11 @@ CUFFT_MISSING = (
 
 
 @dataclass(frozen=True)
-class Cublas:
-    """A CUDA math library's installation (cuBLAS, cuFFT): its headers and its
-    libraries (for cuBLAS, cuBLAS and cuBLASLt, which cuBLAS calls)."""
+class VendorLibrary:
+    """A CUDA library installation (cuBLAS, cuRAND): its headers and its libraries."""
 
-    include: Path  # holds cublas_v2.h (cufft.h)
-    libraries: tuple[Path, ...]  # libcublas.so[.N], libcublasLt.so[.N] (libcufft.so[.N])
+    include: Path  # holds the library's header (cublas_v2.h, curand.h)
+    libraries: tuple[Path, ...]  # libcublas.so[.N] and libcublasLt.so[.N]; libcurand.so[.N]
 
     @property
     def link_flags(self) -> list[str]:
@@ -235,6 +234,9 @@ class Cublas:
         return [f"-L{directory}", *names, "-Xlinker", f"-rpath,{directory}"]
 
 
+Cublas = VendorLibrary  # cuBLAS and cuBLASLt, which cuBLAS calls
+
+
 def _shared_library(folder: Path, stem: str) -> Path | None:
     """``stem``.so, else the newest ``stem``.so.N, in ``folder``."""
     if (folder / f"{stem}.so").is_file():
@@ -243,27 +245,28 @@ def _shared_library(folder: Path, stem: str) -> Path | None:
     return versioned[-1] if versioned else None
 
 
-def _math_library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> Cublas | None:
+def _vendor_library_in(include: Path, lib: Path, header: str, stems: tuple[str, ...]) -> VendorLibrary | None:
     if not (include / header).is_file():
         return None
     found = [_shared_library(lib, stem) for stem in stems]
     libraries = tuple(p for p in found if p is not None)
-    return Cublas(include, libraries) if len(libraries) == len(stems) else None
+    return VendorLibrary(include, libraries) if len(libraries) == len(stems) else None
 
 
-def _find_library(header: str, stems: tuple[str, ...], folder: str) -> Cublas | None:
-    """A CUDA math library in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in
-    this Python (``nvidia/cu13``, or CUDA 12's ``nvidia/<folder>``), then /usr/local/cuda."""
+def _find_library(header: str, stems: tuple[str, ...], cuda12_folder: str) -> VendorLibrary | None:
+    """A CUDA library in CUDA_HOME, CUDA_PATH, nvcc's toolkit, NVIDIA's wheels in this
+    Python (``nvidia/cu13``, or CUDA 12's own folder, ``nvidia/<cuda12_folder>``), then
+    /usr/local/cuda; None if nowhere."""
     homes = cuda_homes()
     nvcc = find_nvcc()
     if nvcc:
         homes.append(Path(os.path.realpath(nvcc)).parent.parent)
     places = [place for home in homes for place in _toolkit_folders(home)]
-    roots = [*wheel_roots(), *(nvidia / folder for nvidia in _nvidia_folders())]
+    roots = [*wheel_roots(), *(folder / cuda12_folder for folder in _nvidia_folders())]
     places += [(root / "include", root / "lib") for root in roots]
     places += _toolkit_folders(DEFAULT_HOME)
     for include, lib in places:
-        found = _math_library_in(include, lib, header, stems)
+        found = _vendor_library_in(include, lib, header, stems)
         if found:
             return found
     return None
@@ -271,13 +274,26 @@ def _find_library(header: str, stems: tuple[str, ...], folder: str) -> Cublas | 
 
 @functools.cache
 def find_cublas() -> Cublas | None:
-    """cuBLAS (:func:`_find_library`: ``nvidia-cublas``); None if nowhere
+    """cuBLAS (``nvidia-cublas``), where :func:`_find_library` looks; None if nowhere
     (:data:`CUBLAS_MISSING` says what to install)."""
     return _find_library("cublas_v2.h", ("libcublas", "libcublasLt"), "cublas")
 
 
+CURAND_MISSING = (
+    "cuRAND not found (hipRAND is cuRAND on NVIDIA): pip install nvidia-curand, "
+    "or install the CUDA toolkit's cuRAND and set CUDA_HOME"
+)
+
+
 @functools.cache
-def find_cufft() -> Cublas | None:
-    """cuFFT (:func:`_find_library`: ``nvidia-cufft``); None if nowhere
+def find_cufft() -> VendorLibrary | None:
+    """cuFFT (``nvidia-cufft``), where :func:`_find_library` looks; None if nowhere
     (:data:`CUFFT_MISSING` says what to install)."""
     return _find_library("cufft.h", ("libcufft",), "cufft")
+
+
+@functools.cache
+def find_curand() -> VendorLibrary | None:
+    """cuRAND (``nvidia-curand``), where :func:`_find_library` looks; None if nowhere
+    (:data:`CURAND_MISSING` says what to install)."""
+    return _find_library("curand.h", ("libcurand",), "curand")

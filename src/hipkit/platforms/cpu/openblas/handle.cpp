@@ -42,16 +42,6 @@ void set_openblas_threads(int device) {
   });
 }
 
-// The work's body, on a worker.  Enqueued with HKRT_HOST_FUNC_ALWAYS so that it runs
-// exactly once and is freed: after the device's sticky error it does nothing, as the
-// kernels dropped then.  A fault inside it is that sticky error (the runtime catches it
-// on the worker; the Work is then lost).
-void run_work(void* data) {
-  Work* work = static_cast<Work*>(data);
-  if (hkrt_sticky_error(work->device) == HKRT_SUCCESS) work->run();
-  delete work;
-}
-
 // A synchronous copy between host and device memory (hipMemcpy's semantics, ordered
 // after the current device's null stream): one runtime copy where both sides are
 // contiguous, else the current device's null stream's work, waited for.
@@ -99,18 +89,8 @@ void copy_matrix(const void* src, int lds, void* dst, int ldd, int rows, int col
 }
 
 hipblasStatus_t launch(const Handle& h, const char* name, Work* work, double madds) {
-  int device = h.device;
-  if (h.stream != nullptr && hkrt_stream_get_device(h.device, h.stream, &device) != HKRT_SUCCESS) {
-    delete work;
-    return HIPBLAS_STATUS_EXECUTION_FAILED;
-  }
-  work->device = device;
-  unsigned flags = HKRT_HOST_FUNC_ALWAYS | (madds <= kSmallWork ? HKRT_HOST_FUNC_SMALL : 0u);
-  if (hkrt_launch_host_func(h.device, h.stream, run_work, work, name, flags) != HKRT_SUCCESS) {
-    delete work;  // refused (a sticky error, a stream destroyed): the runtime's error says why
-    return HIPBLAS_STATUS_EXECUTION_FAILED;
-  }
-  return HIPBLAS_STATUS_SUCCESS;
+  return hkprovider::launch(h.device, h.stream, name, work, madds <= kSmallWork) ? HIPBLAS_STATUS_SUCCESS
+                                                                               : HIPBLAS_STATUS_EXECUTION_FAILED;
 }
 
 hipblasStatus_t wait(const Handle& h) {

@@ -37,6 +37,7 @@
 #include <hipkit_blas/api.h>
 
 #include "openblas_api.h"
+#include "work.h"
 
 namespace hkblas {
 
@@ -162,16 +163,8 @@ template <class T> Scalar<T> capture(const Handle& h, const T* p) {
 
 // ---- the work on the stream (handle.cpp) -----------------------------------
 
-struct Work {
-  virtual ~Work() = default;
-  virtual void run() = 0;
-  int device = 0;  // whose sticky error drops it
-};
-template <class F> struct WorkOf final : Work {
-  F f;
-  explicit WorkOf(F&& body) : f(std::move(body)) {}
-  void run() override { f(); }
-};
+using hkprovider::Work;
+using hkprovider::WorkOf;
 
 // Work of at most this many multiply-adds takes a few microseconds, less than waking a
 // worker: it runs as the runtime's small copies do, on the calling thread where its
@@ -222,35 +215,7 @@ template <class R> hipblasStatus_t zero_result(const Handle& h, const char* name
   return enqueue(h, name, [result] { *result = R{}; });
 }
 
-// ---- API records ------------------------------------------------------------
-
-// libhipkit_cpu's side of a traced program's API calls (runtime/profile.cpp,
-// include/hipkit_cpu/program_profile.h): declared here, as that header defines what
-// only programs may.
-extern "C" {
-extern int hkrt_profile_on;
-void hkrt_profile_enter(void);
-void hkrt_profile_exit(const char* function);
-}
-
-// Each hipBLAS call of a program traced by `hipkit prof` is an API row named after
-// it, and its work carries the call's correlation id (set by hkrt_profile_enter).
-class ApiCall {
- public:
-  explicit ApiCall(const char* name)
-      : name_(name), traced_(__atomic_load_n(&hkrt_profile_on, __ATOMIC_RELAXED) != 0) {
-    if (traced_) hkrt_profile_enter();
-  }
-  ~ApiCall() {
-    if (traced_) hkrt_profile_exit(name_);
-  }
-  ApiCall(const ApiCall&) = delete;
-  ApiCall& operator=(const ApiCall&) = delete;
-
- private:
-  const char* name_;
-  bool traced_;
-};
+using hkprovider::ApiCall;
 
 }  // namespace hkblas
 

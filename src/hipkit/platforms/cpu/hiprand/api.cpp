@@ -1,0 +1,207 @@
+// hipkit's hipRAND on the CPU: the C functions, with hipRAND's checks and statuses
+// (ROCm's hiprand.h documents them).  A generator is the device current when it was
+// made (a program's hipSetDevice, or for Python hipkitRandSetDevice), its stream, its
+// seed and its position in the stream: a call's work is a host function on the stream
+// (providers/work.h), which makes the numbers with the device's workers; a host
+// generator (hiprandCreateGeneratorHost) makes them before the call returns.
+//
+// Served: PHILOX4_32_10, XORWOW (PSEUDO_DEFAULT) and MRG32K3A.  MTGP32, MT19937 and the
+// quasi-random generators are hipRAND's types that this provider does not make
+// (HIPRAND_STATUS_NOT_IMPLEMENTED, hipRAND's status for that); any other number is
+// HIPRAND_STATUS_TYPE_ERROR.
+#include "provider.h"
+#include "work.h"
+
+extern "C" {
+// A program built by hipkit cc that includes <hiprand/hiprand.h> defines this (the CPU
+// platform's hiprand/hiprand.h): its thread's current device, the runtime's index.
+// Python processes do not: they say which device with hipkitRandSetDevice.
+__attribute__((weak)) int __hipkit_rand_program_device(void);
+}
+
+using hkprovider::ApiCall;
+
+namespace {
+
+thread_local int selected_device = 0;  // hipkitRandSetDevice's
+
+int current_device() {
+  return __hipkit_rand_program_device != nullptr ? __hipkit_rand_program_device() : selected_device;
+}
+
+// The generator's state besides hipRAND's: where SetGeneratorOffset put it (a new seed
+// starts over from there).
+struct Generator : hiprandGenerator_st {
+  unsigned long long start;
+};
+
+hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, bool host) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  switch (type) {
+    case HIPRAND_RNG_PSEUDO_DEFAULT:
+      type = HIPRAND_RNG_PSEUDO_XORWOW;  // cuRAND's and hipRAND's default
+      break;
+    case HIPRAND_RNG_PSEUDO_XORWOW:
+    case HIPRAND_RNG_PSEUDO_MRG32K3A:
+    case HIPRAND_RNG_PSEUDO_PHILOX4_32_10:
+      break;
+    case HIPRAND_RNG_PSEUDO_MTGP32:
+    case HIPRAND_RNG_PSEUDO_MT19937:
+    case HIPRAND_RNG_QUASI_DEFAULT:
+    case HIPRAND_RNG_QUASI_SOBOL32:
+    case HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+    case HIPRAND_RNG_QUASI_SOBOL64:
+    case HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+      return HIPRAND_STATUS_NOT_IMPLEMENTED;
+    default:
+      return HIPRAND_STATUS_TYPE_ERROR;
+  }
+  const int device = current_device();
+  hkrt_device_info info;
+  if (hkrt_get_device_info(device, &info) != HKRT_SUCCESS) return HIPRAND_STATUS_INITIALIZATION_FAILED;
+  Generator* g = new Generator{};
+  g->type = type;
+  g->host = host;
+  g->device = device;
+  *generator = g;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+Generator* generator_of(hiprandGenerator_t g) { return static_cast<Generator*>(g); }
+
+int workers(int device) {
+  hkrt_device_info info;
+  return hkrt_get_device_info(device, &info) == HKRT_SUCCESS && info.multiprocessor_count > 0
+             ? int(info.multiprocessor_count)
+             : 1;
+}
+
+// Every Generate call: hipRAND's checks, then the job made now (host generators) or
+// enqueued; the generator's position moves past what it takes.  Pairs (normals) need an
+// even count and an output aligned to a pair.
+hiprandStatus_t generate(const char* name, hiprandGenerator_t generator, hkrand::Kind kind, void* out, size_t n,
+                         size_t element_size, double mean = 0, double stddev = 1, double lambda = 0) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  Generator& g = *generator_of(generator);
+  const bool pairs = kind != hkrand::BITS && kind != hkrand::UNIFORM && kind != hkrand::UNIFORM_DOUBLE &&
+                     kind != hkrand::POISSON;
+  if (pairs && (n % 2 != 0 || reinterpret_cast<uintptr_t>(out) % (2 * element_size) != 0))
+    return HIPRAND_STATUS_LENGTH_NOT_MULTIPLE;
+  if (kind == hkrand::POISSON && !(lambda > 0)) return HIPRAND_STATUS_OUT_OF_RANGE;
+  if (n == 0) return HIPRAND_STATUS_SUCCESS;
+  const unsigned long long per = hkrand::numbers_per_element(g.type, kind);
+  // The positions must stay below 2^64 (the stream's offsets are 64-bit numbers).
+  if ((unsigned __int128)g.offset + (unsigned __int128)n * per > (unsigned __int128)1 << 64)
+    return HIPRAND_STATUS_OUT_OF_RANGE;
+  const hkrand::Job job{g.type, kind, g.seed, g.offset, out, n, mean, stddev, lambda, workers(g.device)};
+  g.offset += n * per;
+  if (g.host) {
+    hkrand::run(job);
+    return HIPRAND_STATUS_SUCCESS;
+  }
+  const bool small = n * per <= 4096;
+  return hkprovider::enqueue(g.device, g.stream, name, [job] { hkrand::run(job); }, small)
+             ? HIPRAND_STATUS_SUCCESS
+             : HIPRAND_STATUS_LAUNCH_FAILURE;
+}
+
+}  // namespace
+
+extern "C" {
+
+// For Python: the device, the runtime's index, that this thread's next generator is
+// made on.  Programs need not call it.
+__attribute__((visibility("default"))) int hipkitRandSetDevice(int device) {
+  hkrt_device_info info;
+  if (hkrt_get_device_info(device, &info) != HKRT_SUCCESS) return HIPRAND_STATUS_INITIALIZATION_FAILED;
+  selected_device = device;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+hiprandStatus_t hiprandCreateGenerator(hiprandGenerator_t* generator, hiprandRngType_t rng_type) {
+  const ApiCall call("hiprandCreateGenerator");
+  return create(generator, rng_type, false);
+}
+
+hiprandStatus_t hiprandCreateGeneratorHost(hiprandGenerator_t* generator, hiprandRngType_t rng_type) {
+  const ApiCall call("hiprandCreateGeneratorHost");
+  return create(generator, rng_type, true);
+}
+
+// The generator's queued work holds what it needs: the generator may go at once.
+hiprandStatus_t hiprandDestroyGenerator(hiprandGenerator_t generator) {
+  const ApiCall call("hiprandDestroyGenerator");
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  delete generator_of(generator);
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+hiprandStatus_t hiprandSetStream(hiprandGenerator_t generator, hipStream_t stream) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  generator->stream = stream;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+hiprandStatus_t hiprandSetPseudoRandomGeneratorSeed(hiprandGenerator_t generator, unsigned long long seed) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  Generator& g = *generator_of(generator);
+  g.seed = seed;
+  g.offset = g.start;  // a new seed's stream, from the generator's offset
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+hiprandStatus_t hiprandSetGeneratorOffset(hiprandGenerator_t generator, unsigned long long offset) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  Generator& g = *generator_of(generator);
+  g.start = g.offset = offset;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+// Every generator made here is pseudo-random.
+hiprandStatus_t hiprandSetQuasiRandomGeneratorDimensions(hiprandGenerator_t generator, unsigned int) {
+  return generator == nullptr ? HIPRAND_STATUS_NOT_INITIALIZED : HIPRAND_STATUS_TYPE_ERROR;
+}
+
+// The engines' states are made from the seed in each call: nothing to do ahead.
+hiprandStatus_t hiprandGenerateSeeds(hiprandGenerator_t generator) {
+  return generator == nullptr ? HIPRAND_STATUS_NOT_INITIALIZED : HIPRAND_STATUS_SUCCESS;
+}
+
+hiprandStatus_t hiprandGetVersion(int* version) {
+  if (version == nullptr) return HIPRAND_STATUS_OUT_OF_RANGE;
+  *version = HIPRAND_VERSION;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+// Each Generate function: its API row, then generate()'s checks and work.
+#define HK_GENERATE_BODY(NAME, KIND, ...)   \
+  const ApiCall call(#NAME);               \
+  return generate(#NAME, generator, hkrand::KIND, out, n, sizeof(*out), ##__VA_ARGS__)
+
+hiprandStatus_t hiprandGenerate(hiprandGenerator_t generator, unsigned int* out, size_t n) {
+  HK_GENERATE_BODY(hiprandGenerate, BITS);
+}
+hiprandStatus_t hiprandGenerateUniform(hiprandGenerator_t generator, float* out, size_t n) {
+  HK_GENERATE_BODY(hiprandGenerateUniform, UNIFORM);
+}
+hiprandStatus_t hiprandGenerateUniformDouble(hiprandGenerator_t generator, double* out, size_t n) {
+  HK_GENERATE_BODY(hiprandGenerateUniformDouble, UNIFORM_DOUBLE);
+}
+hiprandStatus_t hiprandGenerateNormal(hiprandGenerator_t generator, float* out, size_t n, float mean, float stddev) {
+  HK_GENERATE_BODY(hiprandGenerateNormal, NORMAL, mean, stddev);
+}
+hiprandStatus_t hiprandGenerateNormalDouble(hiprandGenerator_t generator, double* out, size_t n, double mean, double stddev) {
+  HK_GENERATE_BODY(hiprandGenerateNormalDouble, NORMAL_DOUBLE, mean, stddev);
+}
+hiprandStatus_t hiprandGenerateLogNormal(hiprandGenerator_t generator, float* out, size_t n, float mean, float stddev) {
+  HK_GENERATE_BODY(hiprandGenerateLogNormal, LOG_NORMAL, mean, stddev);
+}
+hiprandStatus_t hiprandGenerateLogNormalDouble(hiprandGenerator_t generator, double* out, size_t n, double mean, double stddev) {
+  HK_GENERATE_BODY(hiprandGenerateLogNormalDouble, LOG_NORMAL_DOUBLE, mean, stddev);
+}
+hiprandStatus_t hiprandGeneratePoisson(hiprandGenerator_t generator, unsigned int* out, size_t n, double lambda) {
+  HK_GENERATE_BODY(hiprandGeneratePoisson, POISSON, 0, 1, lambda);
+}
+#undef HK_GENERATE_BODY
+
+}  // extern "C"

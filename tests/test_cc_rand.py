@@ -1,0 +1,107 @@
+"""hipRAND in programs built by ``hipkit cc`` for the CPU: a cuRAND program of our own
+(``rand_programs/curand_both.cu``: the host API and the device API) translated by
+``hipkit hipify``, built with ``-lhiprand`` and run, its numbers against the
+rand_reference.py streams on a fresh seed; and the statuses of the C API that only C
+can provoke (NULL pointers)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import rand_reference as ref
+from test_cc import build, hipkit_command, program_lines, write
+
+from hipkit import platforms
+
+PROGRAM = Path(__file__).resolve().parent / "rand_programs" / "curand_both.cu"
+pytestmark = pytest.mark.skipif(bool(platforms.status()["cpu"]), reason=f"cpu: {platforms.status()['cpu']}")
+
+
+def hipify_curand_program(folder: Path) -> Path:
+    """``rand_programs/curand_both.cu`` translated by hipkit hipify into ``folder``."""
+    done = hipkit_command("hipify", str(PROGRAM), "-o", "both.hip", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    text = (folder / "both.hip").read_text()
+    assert (
+        "<hiprand/hiprand.h>" in text
+        and "hiprand_init" in text
+        and "curand" not in text.replace("CURAND", "")
+    )
+    return folder / "both.hip"
+
+
+def check_curand_program(exe: Path, rng, tmp_path: Path, host_rule: bool) -> None:
+    """Run the program on a fresh seed and offset; its device API's numbers are the
+    references' (thread t's subsequence t); its host API's are hipkit's rule's (Philox's
+    stream from the offset: uniforms, then normal pairs) where ``host_rule``, else (the
+    vendor's order, cuRAND's) checked by their statistics."""
+    seed, offset, n = int(rng.integers(0, 2**63)), int(rng.integers(0, 2**32)), 3000
+    out = tmp_path / "out.bin"
+    done = subprocess.run(
+        [str(exe), str(seed), str(offset), str(n), str(out)], capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout) == (0, f"done {n}\n"), done.stderr
+    data = out.read_bytes()
+    floats = np.frombuffer(data[: 3 * 4 * n], np.float32).reshape(3, n)
+    pairs = np.frombuffer(data[3 * 4 * n : 5 * 4 * n], np.float32).reshape(n, 2)
+    ints = np.frombuffer(data[5 * 4 * n :], np.uint32).reshape(2, n)
+    if host_rule:
+        stream = ref.philox_words(seed, 0, offset, 2 * n)
+        np.testing.assert_array_equal(floats[0], ref.uniform(stream[:n]))
+        s, c = ref.box_muller(stream[n::2], stream[n + 1 :: 2])
+        np.testing.assert_allclose(
+            floats[1], 2.0 + 0.5 * np.stack([s, c], axis=1).ravel(), rtol=1e-5, atol=1e-5
+        )
+    else:
+        assert 0 < floats[0].min() and floats[0].max() <= 1 and abs(floats[0].mean() - 0.5) < 0.03
+        assert abs(floats[1].mean() - 2.0) < 0.05 and abs(floats[1].std() - 0.5) < 0.05
+    assert abs(ints[0].astype(np.float64).mean() - 3.0) < 5 * np.sqrt(3.0 / n)
+    xorwow = np.array([ref.xorwow_words(seed, t, 0, 1)[0] for t in range(0, n, 97)], np.uint32)
+    np.testing.assert_array_equal(floats[2][::97], ref.uniform(xorwow))
+    first = np.array([ref.philox_words(seed, t, 0, 3) for t in range(n)])
+    s, c = ref.box_muller(first[:, 0], first[:, 1])
+    np.testing.assert_allclose(pairs, np.stack([s, c], axis=1), rtol=1e-5, atol=1e-4)  # __sincosf on NVIDIA
+    np.testing.assert_array_equal(ints[1], first[:, 2])
+
+
+def test_hipified_curand_program(rng, tmp_path):
+    hipify_curand_program(tmp_path)
+    build(tmp_path, "-O2", "-o", "both", "both.hip", "-lhiprand")
+    check_curand_program(tmp_path / "both", rng, tmp_path, host_rule=True)
+
+
+STATUSES = r"""
+#include <hip/hip_runtime.h>
+#include <hiprand/hiprand.h>
+#include <cstdio>
+
+int main() {
+  hiprandGenerator_t g = nullptr;
+  printf("%d\n", hiprandGetVersion(nullptr));
+  printf("%d\n", hiprandCreateGenerator(nullptr, HIPRAND_RNG_PSEUDO_XORWOW));
+  printf("%d\n", hiprandCreateGenerator(&g, (hiprandRngType_t)77));
+  printf("%d\n", hiprandGenerate(nullptr, nullptr, 4));
+  printf("%d\n", hiprandDestroyGenerator(nullptr));
+  int version = 0;
+  const hiprandStatus_t status = hiprandGetVersion(&version);
+  printf("%d %d\n", status, version);
+  return 0;
+}
+"""
+
+
+def test_statuses_of_null_pointers(tmp_path):
+    write(tmp_path, "statuses.hip", STATUSES)
+    build(tmp_path, "-o", "statuses", "statuses.hip", "-lhiprand")
+    lines = program_lines(tmp_path / "statuses")
+    assert lines == ["104", "101", "103", "101", "101", "0 201009"]
+
+
+def test_hiprand_is_linked_only_where_asked(tmp_path):
+    write(tmp_path, "plain.hip", "#include <hip/hip_runtime.h>\nint main() { return 0; }\n")
+    build(tmp_path, "-o", "plain", "plain.hip")
+    linked = subprocess.run(["ldd", str(tmp_path / "plain")], capture_output=True, text=True).stdout
+    assert "libhipkit_cpu_rand" not in linked

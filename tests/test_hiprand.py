@@ -1,0 +1,269 @@
+"""hipkit.hiprand: hipRAND's host API from Python, on every device whose platform serves
+it.  Each call's numbers against the rand_reference.py streams by the rule README
+states (element i takes the numbers at offset + i * k of the stream (seed, subsequence
+0)); calls continue where the last one stopped; offsets and seeds restart it; host
+generators give the same numbers; and every status a user can provoke."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import rand_reference as ref
+
+import hipkit
+from hipkit import hiprand as hr
+
+ENGINES = {
+    "philox": hr.HIPRAND_RNG_PSEUDO_PHILOX4_32_10,
+    "xorwow": hr.HIPRAND_RNG_PSEUDO_XORWOW,
+    "mrg": hr.HIPRAND_RNG_PSEUDO_MRG32K3A,
+}
+MRG_NORM, MRG_BITS = 2.3283065498378288e-10, 1.000000048662
+
+
+@pytest.fixture
+def served(device):
+    try:
+        hr.provider(device)
+    except hr.HiprandError as exc:
+        pytest.skip(f"no hipRAND on {device.platform.name}: {exc}")
+    return device
+
+
+@pytest.fixture
+def rule(served):
+    """The platform's generators make the rule's numbers (hipkit's own hipRAND); where
+    the vendor's library serves hipRAND its own order is tested by its vendor."""
+    if not hr.follows_rule(served):
+        pytest.skip(f"{hr.provider(served)} makes its numbers in its own order, not hipkit's rule")
+    return served
+
+
+@pytest.fixture
+def generator(served, request):
+    made = []
+
+    def make(engine="philox", seed=0, offset=0, host=False):
+        create = hr.hiprandCreateGeneratorHost if host else hr.hiprandCreateGenerator
+        g = create(ENGINES[engine])
+        made.append(g)
+        hr.hiprandSetPseudoRandomGeneratorSeed(g, seed)
+        if offset:
+            hr.hiprandSetGeneratorOffset(g, offset)
+        return g
+
+    yield make
+    for g in made:
+        if g in hr._generators.live:
+            hr.hiprandDestroyGenerator(g)
+
+
+def words(engine, seed, offset, n):
+    """The engine's stream (seed, subsequence 0) from offset: 32-bit numbers, or
+    MRG32k3a's values."""
+    if engine == "philox":
+        return ref.philox_words(seed, 0, offset, n)
+    if engine == "xorwow":
+        return np.array(ref.xorwow_words(seed, 0, offset, n), np.uint32)
+    return np.array(ref.mrg_values(seed, 0, offset, n), np.float64)
+
+
+def sizes(engine, rng):
+    # Philox's streams are cheap to reproduce: sizes that split among threads.
+    return int(rng.integers(300_000, 400_000)) if engine == "philox" else int(rng.integers(500, 900))
+
+
+def fresh(rng, engine):
+    seed = int(rng.integers(0, 2**64, dtype=np.uint64))
+    offset = int(rng.integers(0, 2**40)) if engine == "philox" else int(rng.integers(0, 500))
+    return seed, offset
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_bits_and_uniforms_follow_the_rule(rule, generator, rng, engine):
+    seed, offset = fresh(rng, engine)
+    n = sizes(engine, rng)
+    stream = words(engine, seed, offset, 4 * n)
+    g = generator(engine, seed, offset)
+    bits, uniform, double = (
+        hipkit.empty(n, np.uint32),
+        hipkit.empty(n, np.float32),
+        hipkit.empty(n, np.float64),
+    )
+    hr.hiprandGenerate(g, bits, n)
+    hr.hiprandGenerateUniform(g, uniform, n)
+    hr.hiprandGenerateUniformDouble(g, double, n)
+    if engine == "mrg":
+        want_bits = (stream[:n] * MRG_BITS).astype(np.uint32)
+        want_uniform = (stream[n : 2 * n] * MRG_NORM).astype(np.float32)
+        want_double = stream[2 * n : 3 * n] * MRG_NORM
+    else:
+        want_bits, want_uniform = stream[:n], ref.uniform(stream[n : 2 * n])
+        want_double = ref.uniform_double2(stream[2 * n : 4 * n : 2], stream[2 * n + 1 : 4 * n : 2])
+    np.testing.assert_array_equal(bits.get(), want_bits)
+    np.testing.assert_array_equal(uniform.get(), want_uniform)
+    np.testing.assert_array_equal(double.get(), want_double)
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_normals_follow_the_rule(rule, generator, rng, engine):
+    seed, offset = fresh(rng, engine)
+    n = 2 * (sizes(engine, rng) // 2)
+    mean, stddev = float(rng.normal()), float(rng.uniform(0.5, 2))
+    g = generator(engine, seed, offset)
+    out = hipkit.empty(n, np.float32)
+    out_double = hipkit.empty(n, np.float64)
+    log = hipkit.empty(n, np.float32)
+    hr.hiprandGenerateNormal(g, out, n, mean, stddev)
+    hr.hiprandGenerateNormalDouble(g, out_double, n, mean, stddev)
+    hr.hiprandGenerateLogNormal(g, log, n, mean, 0.25)
+    double_words = n if engine == "mrg" else 2 * n
+    stream = words(engine, seed, offset, 2 * n + double_words)
+    if engine == "mrg":
+        u = stream.copy()
+        s = (u[0:n:2] * MRG_NORM).astype(np.float32).astype(np.float64)
+        t = (u[1:n:2] * MRG_NORM).astype(np.float32) * np.float32(6.2831855)
+        r = np.sqrt(-2 * np.log(s))
+        pairs = (r * np.sin(t.astype(np.float64)), r * np.cos(t.astype(np.float64)))
+        ud = u[n : 2 * n] * MRG_NORM
+        rd = np.sqrt(-2 * np.log(ud[0::2]))
+        pairs_double = (rd * np.sin(np.pi * 2 * ud[1::2]), rd * np.cos(np.pi * 2 * ud[1::2]))
+        log_pairs = None
+    else:
+        pairs = ref.box_muller(stream[0:n:2], stream[1:n:2])
+        w = stream[n : 3 * n]
+        pairs_double = ref.box_muller_double(w[0::4], w[1::4], w[2::4], w[3::4])
+        log_pairs = ref.box_muller(stream[3 * n : 4 * n : 2], stream[3 * n + 1 : 4 * n : 2])
+    want = mean + stddev * np.stack(pairs, axis=1).ravel()
+    np.testing.assert_allclose(out.get(), want, rtol=1e-5, atol=1e-5 * stddev)
+    want_double = mean + stddev * np.stack(pairs_double, axis=1).ravel()
+    np.testing.assert_allclose(out_double.get(), want_double, rtol=1e-11, atol=1e-12)
+    if log_pairs is not None:
+        np.testing.assert_allclose(
+            log.get(), np.exp(mean + 0.25 * np.stack(log_pairs, axis=1).ravel()), rtol=2e-5
+        )
+    assert np.all(log.get() > 0)
+
+
+def test_calls_continue_and_restart(rule, generator, rng):
+    seed, offset = fresh(rng, "philox")
+    n = 1000
+    whole = hipkit.empty(2 * n, np.uint32)
+    g = generator("philox", seed, offset)
+    hr.hiprandGenerate(g, whole, 2 * n)
+    halves = hipkit.empty(2 * n, np.uint32)
+    h = generator("philox", seed, offset)
+    hr.hiprandGenerate(h, halves, n - 3)
+    hr.hiprandGenerate(h, int(halves.ptr) + 4 * (n - 3), n + 3)
+    np.testing.assert_array_equal(halves.get(), whole.get())
+    # A new seed starts over at the generator's offset; a new offset moves it.
+    again = hipkit.empty(n, np.uint32)
+    hr.hiprandSetPseudoRandomGeneratorSeed(h, seed)
+    hr.hiprandGenerate(h, again, n)
+    np.testing.assert_array_equal(again.get(), whole.get()[:n])
+    hr.hiprandSetGeneratorOffset(h, offset + 7)
+    hr.hiprandGenerate(h, again, n)
+    np.testing.assert_array_equal(again.get(), whole.get()[7 : n + 7])
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_host_generators_give_the_same_numbers(rule, generator, rng, engine):
+    seed, offset = fresh(rng, engine)
+    n = 4096
+    device_out = hipkit.empty(n, np.float32)
+    hr.hiprandGenerateNormal(generator(engine, seed, offset), device_out, n, 1.0, 2.0)
+    host_out = np.empty(n, np.float32)
+    hr.hiprandGenerateNormal(generator(engine, seed, offset, host=True), host_out, n, 1.0, 2.0)
+    np.testing.assert_array_equal(host_out, device_out.get())
+
+
+def test_work_is_ordered_on_the_generators_stream(rule, generator, rng):
+    stream = hipkit.Stream()
+    g = generator("philox", 5)
+    hr.hiprandSetStream(g, stream)
+    out = hipkit.empty(1 << 18, np.uint32)
+    hr.hiprandGenerate(g, out, out.size)
+    stream.synchronize()
+    np.testing.assert_array_equal(out.get(), ref.philox_words(5, 0, 0, out.size))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("lam", [0.7, 25.0, 900.0, 12000.0])
+def test_poisson_statistics(generator, engine, lam):
+    n = 1 << 15
+    out = hipkit.empty(n, np.uint32)
+    hr.hiprandGeneratePoisson(generator(engine, 99), out, n, lam)
+    x = out.get().astype(np.float64)
+    assert abs(x.mean() - lam) < 5 * np.sqrt(lam / n)
+    assert abs(x.var() / lam - 1) < 5 * np.sqrt(2 / n) + 0.02
+
+
+# ---------------------------------------------------------------- statuses
+
+
+def status_of(call, *args):
+    with pytest.raises(hr.HiprandError) as caught:
+        call(*args)
+    return caught.value.status
+
+
+def test_bad_and_unserved_generator_types(served):
+    assert status_of(hr.hiprandCreateGenerator, 12345) == hr.HIPRAND_STATUS_TYPE_ERROR
+    assert status_of(hr.hiprandCreateGeneratorHost, hr.HIPRAND_RNG_TEST) == hr.HIPRAND_STATUS_TYPE_ERROR
+    if hr.follows_rule(served):  # hipkit's own hipRAND makes the pseudo-random engines only
+        for kind in (
+            hr.HIPRAND_RNG_PSEUDO_MTGP32,
+            hr.HIPRAND_RNG_PSEUDO_MT19937,
+            hr.HIPRAND_RNG_QUASI_SOBOL32,
+        ):
+            assert status_of(hr.hiprandCreateGenerator, kind) == hr.HIPRAND_STATUS_NOT_IMPLEMENTED
+
+
+def test_a_generator_that_is_not_live(generator):
+    g = generator()
+    hr.hiprandDestroyGenerator(g)
+    out = hipkit.empty(4, np.float32)
+    for call, args in (
+        (hr.hiprandGenerateUniform, (g, out, 4)),
+        (hr.hiprandSetPseudoRandomGeneratorSeed, (g, 1)),
+        (hr.hiprandDestroyGenerator, (g,)),
+        (hr.hiprandSetStream, (12345, None)),
+    ):
+        assert status_of(call, *args) == hr.HIPRAND_STATUS_NOT_INITIALIZED
+
+
+def test_normals_need_even_counts_and_aligned_pairs(served, generator):
+    g = generator()
+    out = hipkit.empty(16, np.float64)
+    aligned = hr.follows_rule(served)  # hipRAND's documented check (rocRAND's); cuRAND's is its own
+    for call in (hr.hiprandGenerateNormal, hr.hiprandGenerateLogNormal):
+        assert status_of(call, g, out, 5, 0.0, 1.0) == hr.HIPRAND_STATUS_LENGTH_NOT_MULTIPLE
+        if aligned:
+            assert status_of(call, g, out.ptr + 4, 4, 0.0, 1.0) == hr.HIPRAND_STATUS_LENGTH_NOT_MULTIPLE
+    for call in (hr.hiprandGenerateNormalDouble, hr.hiprandGenerateLogNormalDouble):
+        assert status_of(call, g, out, 7, 0.0, 1.0) == hr.HIPRAND_STATUS_LENGTH_NOT_MULTIPLE
+        if aligned:
+            assert status_of(call, g, out.ptr + 8, 4, 0.0, 1.0) == hr.HIPRAND_STATUS_LENGTH_NOT_MULTIPLE
+    hr.hiprandGenerateNormal(g, out.ptr + 8, 4, 0.0, 1.0)  # aligned to a pair of floats
+
+
+def test_out_of_range(served, generator):
+    g = generator()
+    out = hipkit.empty(64, np.uint32)
+    for lam in (0.0, -2.0):
+        assert status_of(hr.hiprandGeneratePoisson, g, out, 64, lam) == hr.HIPRAND_STATUS_OUT_OF_RANGE
+    if not hr.follows_rule(served):
+        return  # the rule's positions; a vendor's generator wraps its own way
+    hr.hiprandSetGeneratorOffset(g, 2**64 - 10)  # positions past 2^64 do not exist
+    assert status_of(hr.hiprandGenerate, g, out, 64) == hr.HIPRAND_STATUS_OUT_OF_RANGE
+    hr.hiprandGenerate(g, out, 10)
+
+
+def test_dimensions_are_for_quasi_random_generators(generator):
+    assert (
+        status_of(hr.hiprandSetQuasiRandomGeneratorDimensions, generator(), 3) == hr.HIPRAND_STATUS_TYPE_ERROR
+    )
+
+
+def test_version(served):
+    assert hr.hiprandGetVersion() > 0

@@ -1,0 +1,50 @@
+"""The RAND jump tables (hipkit/tables/include/hipkit_rand/) are what their script
+makes from the recurrences alone; and, where cuRAND's headers are installed, the same
+matrices as cuRAND's own precalculated ones (read as data, to check the math)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hipkit.platforms.nvidia import toolkit
+from hipkit.tables import make_rand_tables
+
+
+def test_generated_headers_are_current():
+    assert make_rand_tables.main(["--check"]) == 0
+
+
+def _curand_header(name: str) -> str:
+    curand = toolkit.find_curand()
+    if curand is None or not (curand.include / name).is_file():
+        pytest.skip(f"cuRAND's {name} is not here to compare with: {toolkit.CURAND_MISSING}")
+    return (curand.include / name).read_text()
+
+
+def _numbers(text: str, array: str, count: int, size: int) -> list[list[int]]:
+    start = text.index(f"{array}[")
+    body = text[text.index("{", start) : text.index("};", start)]
+    numbers = [int(x) for x in re.findall(r"(\d+)[uU]", body)]
+    return [numbers[k * size : (k + 1) * size] for k in range(count)]
+
+
+def test_xorwow_jumps_are_curands():
+    text = _curand_header("curand_precalc.h")
+    jumps, sequence = make_rand_tables.xorwow_tables()
+    assert jumps == _numbers(text, "precalc_xorwow_offset_matrix", 32, 800)
+    assert sequence == _numbers(text, "precalc_xorwow_matrix", 32, 800)
+
+
+def test_mrg32k3a_jumps_are_curands():
+    text = _curand_header("curand_mrg32k3a.h")
+    tables = make_rand_tables.mrg32k3a_tables()
+    for ours, theirs, count in (
+        ("jump", "M{}", 64),
+        ("subsequence_jump", "M{}SubSeq", 51),  # cuRAND's table stops at 2^51 subsequences
+        ("sequence_jump", "M{}Seq", 64),
+    ):
+        for k in (1, 2):
+            name = "mrg32k3a" + theirs.format(k)
+            assert tables[f"__hk_mrg32k3a_{ours}{k}"][:count] == _numbers(text, name, count, 9), name
