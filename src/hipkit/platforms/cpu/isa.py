@@ -7,6 +7,12 @@ a CPU (``znver3``) or, on AArch64, ``armv8.2-a``.  Kernels, ``hipkit cc``
 programs and their preprocessing use it (libhipkit_cpu itself is built for the
 architecture's baseline, so it runs wherever Python does).
 
+The architecture is the compiler's target (:func:`machine`), which is the host's
+but for a cross compiler: with ``HIPKIT_CXX=aarch64-linux-gnu-g++`` and
+``HIPKIT_CPU_ISA=armv8-a``, ``hipkit cc`` builds AArch64 programs on an x86-64
+machine (a cross compiler knows no ``native``), which then run on AArch64 or
+under ``qemu-aarch64``.
+
 What a target needs is asked of the compiler, one way on every architecture:
 the instruction-set macros it defines for ``-march=X`` (``__AVX2__``,
 ``__ARM_FEATURE_SVE``) beyond those of the architecture's baseline.  The host
@@ -43,6 +49,7 @@ __all__ = [
     "check_module",
     "executable_levels",
     "features",
+    "machine",
     "march_flag",
     "marker_define",
     "missing",
@@ -61,6 +68,20 @@ _MARKER_MACRO = "__HK_ISA"
 # (__znver3__, __tune_znver3__), and must not make code for one CPU look
 # unrunnable on another with the same instructions.
 _MACRO = re.compile(r"^#define __([A-Z][A-Z0-9_]*?)(?:__)? ", re.M)
+
+
+@cache
+def machine() -> str:
+    """The architecture the C++ compiler (``HIPKIT_CXX``) generates code for, as
+    ``uname -m`` names it (``x86_64``, ``aarch64``): the first part of its
+    ``-dumpmachine``, and this machine's where the compiler cannot say."""
+    cxx = config.get("HIPKIT_CXX")
+    try:
+        done = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True)
+    except OSError:
+        return platform.machine()
+    triple = done.stdout.strip()
+    return triple.split("-", 1)[0] if done.returncode == 0 and triple else platform.machine()
 
 
 def target() -> str:
@@ -115,7 +136,9 @@ def executable_levels() -> tuple[str, ...]:
     """The named levels of this architecture (:data:`LEVELS`) that the compiler
     knows and this machine executes, lowest first."""
     known = []
-    for level in LEVELS.get(platform.machine(), ()):
+    if machine() != platform.machine():  # a cross compiler's code runs elsewhere
+        return ()
+    for level in LEVELS.get(machine(), ()):
         try:
             if not missing(features(level)):
                 known.append(level)
@@ -177,7 +200,7 @@ def _macros(march: str, options: tuple[str, ...]) -> frozenset[str]:
 
 @cache
 def _baseline() -> frozenset[str]:
-    levels = LEVELS.get(platform.machine())
+    levels = LEVELS.get(machine())
     return _macros(levels[0], ()) if levels else frozenset()
 
 
