@@ -44,6 +44,8 @@ from ... import _cache, config
 from ..._errors import CompileOptionError, HipError, hipError_t
 
 __all__ = [
+    "CROSS_COMPILERS",
+    "CROSS_PACKAGES",
     "LEVELS",
     "SECTION",
     "check_module",
@@ -61,6 +63,11 @@ LEVELS: dict[str, tuple[str, ...]] = {
     "x86_64": ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"),
     "aarch64": ("armv8-a", "armv8.2-a", "armv8.4-a", "armv9-a"),
 }
+# The cross compiler of each architecture (Debian's and Ubuntu's names), and the
+# packages that build and run its programs on another machine: the compiler with
+# its sysroot, and qemu's user mode (qemu-aarch64 -L /usr/aarch64-linux-gnu).
+CROSS_COMPILERS: dict[str, str] = {"aarch64": "aarch64-linux-gnu-g++"}
+CROSS_PACKAGES = ("g++-aarch64-linux-gnu", "qemu-user")
 # The section of a kernel module that holds "<-march value> <feature> ...".
 SECTION = ".hipkit_isa"
 _MARKER_MACRO = "__HK_ISA"
