@@ -28,7 +28,7 @@ import test_cc_host_funcs
 import test_cpu_warp_programs
 from test_cli import environment
 
-__all__ = ["CASES", "Case", "Run", "assert_same", "build", "case_environment", "run"]
+__all__ = ["CASES", "LEVEL_CASES", "Case", "Run", "assert_same", "build", "case_environment", "run"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,9 @@ CASES = [
     Case("errors", test_cc.ERRORS, _arguments(), exit_code=3),
     Case("host-fault", test_cc_host_funcs.HOST_FUNCS, _arguments("fault")),
 ]
+# Built for every level of an architecture: integer results (the float ones of
+# "features" may be contracted to fused multiply-adds on a level with FMA only).
+LEVEL_CASES = [case for case in CASES if case.name in ("cooperative-64", "sort-32-registers")]
 # Lines of output and of the files written that name the machine.
 MACHINE_LINES = ("name=", "gcnArchName=")
 

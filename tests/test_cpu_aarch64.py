@@ -7,7 +7,8 @@ with its AArch64 fiber switch, and the kernel headers, are built for AArch64
 too); the AArch64 build runs under ``qemu-aarch64 -L /usr/aarch64-linux-gnu``
 and must do what the native one does on the same fresh random inputs, its
 device's architecture being AArch64's.  Two programs are built for each later
-level of the architecture too (qemu's CPU executes them all).
+level of the architecture too (qemu's CPU executes them all); hipkit run
+refuses to run an AArch64 program here.
 
 ``make test`` installs the cross compiler and qemu (``make cross-toolchain``:
 ``hipkit.platforms.cpu.isa.CROSS_PACKAGES``); where they are missing the tests
@@ -18,9 +19,12 @@ from __future__ import annotations
 
 import platform
 import shutil
+import subprocess
+import sys
 
 import pytest
-from program_builds import CASES, assert_same, build, run
+import test_cc
+from program_builds import CASES, LEVEL_CASES, assert_same, build, case_environment, run
 
 from hipkit import platforms
 from hipkit.platforms.cpu import isa
@@ -45,7 +49,6 @@ pytestmark = [
     pytest.mark.skipif(bool(cpu_absent), reason=f"cpu platform absent: {cpu_absent}"),
     pytest.mark.skipif(bool(_missing()), reason=_missing()),
 ]
-LEVEL_CASES = [case for case in CASES if case.name in ("cooperative-64", "sort-32-registers")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
@@ -69,3 +72,20 @@ def test_each_aarch64_level_matches_the_native_build(case, level, tmp_path, rng)
     cross = build(case, tmp_path / level, HIPKIT_CXX=CROSS_CXX, HIPKIT_CPU_ISA=level)
     runs = run(case, {"native": (native, []), level: (cross, QEMU)}, tmp_path, rng)
     assert_same(case, runs["native"], runs[level], level)
+
+
+def test_hipkit_run_refuses_a_program_for_another_architecture(tmp_path):
+    case = LEVEL_CASES[0]
+    test_cc.write(tmp_path, "program.hip", case.source)
+    done = subprocess.run(
+        [sys.executable, "-m", "hipkit.cli", "run", "program.hip"],
+        cwd=tmp_path,
+        env=case_environment(case, HIPKIT_CXX=CROSS_CXX, HIPKIT_CPU_ISA="armv8-a"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert "hipErrorNoBinaryForGpu" in done.stderr
+    assert "compiled for aarch64 (-march=armv8-a), and this machine is x86_64" in done.stderr
+    assert "qemu-aarch64" in done.stderr

@@ -169,28 +169,48 @@ def marker_define(options: tuple[str, ...] | list[str]) -> str:
     return string_define(_MARKER_MACRO, " ".join([value, *sorted(needed)]))
 
 
-def check_module(path: Path) -> None:
-    """Raise unless this machine executes the kernel module at ``path`` (a
-    module without hipkit's section, from elsewhere, is left to the loader).
+def check_module(path: Path, what: str = "module") -> None:
+    """Raise unless this machine executes the kernel module (or, ``what``, the
+    program) at ``path``: its architecture and the instruction sets recorded in
+    it.  A file without hipkit's section, from elsewhere, is left to the loader.
 
     Raises
     ------
     HipError
         ``hipErrorNoBinaryForGpu``, naming the target, what the CPU lacks and
-        the levels it executes.
+        the levels it executes; or the file's architecture and this machine's.
     """
     text = _section(path, SECTION)
     if not text:
         return
     march, *needed = text.split()
+    built_for = _architecture(path)
+    if built_for != platform.machine():
+        raise HipError(
+            hipError_t.hipErrorNoBinaryForGpu,
+            f"the {what} is compiled for {built_for} (-march={march}), and this machine is "
+            f"{platform.machine()}: run it on {built_for}, or under qemu-{built_for}",
+        )
     lacking = missing(frozenset(needed))
     if lacking:
         raise HipError(
             hipError_t.hipErrorNoBinaryForGpu,
-            f"the module is compiled for -march={march}, which this CPU cannot execute: it lacks "
+            f"the {what} is compiled for -march={march}, which this CPU cannot execute: it lacks "
             f"{' '.join(sorted(lacking))}; it executes {', '.join(executable_levels()) or 'native'} "
             "(set HIPKIT_CPU_ISA to one of them, or native, and compile again)",
         )
+
+
+# ELF's e_machine numbers of the architectures of LEVELS.
+_ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
+
+
+def _architecture(path: Path) -> str:
+    """The architecture of the ELF file at ``path`` (e_machine), by uname's name."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    (number,) = struct.unpack_from("<H", header, 0x12)
+    return _ELF_MACHINES.get(number, f"ELF machine {number}")
 
 
 def _macros(march: str, options: tuple[str, ...]) -> frozenset[str]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ... import __version__, _cache, config
-from ..._errors import CompileError
+from ..._errors import CompileError, HipError
 from ..base.blas import BlasUnavailable
 from ..base.options import Options
 from ..base.toolchain import (
@@ -53,7 +53,7 @@ from ..base.toolchain import (
     version_line,
     which,
 )
-from . import _lib, blas, compiler
+from . import _lib, blas, compiler, isa
 
 __all__ = ["CpuToolchain"]
 
@@ -198,6 +198,12 @@ class CpuToolchain(Toolchain):
     def run_time_files(self) -> list[Path]:
         files = [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
         return files + [self._blas_dir / blas.LIBRARY_NAME] if self._blas_dir else files
+
+    def check_runnable(self, program: Path) -> None:
+        try:
+            isa.check_module(program, "program")
+        except HipError as exc:
+            raise CompileError(str(exc)) from None
 
     def _blas(self, options: Options) -> Path | None:
         """The folder of the hipBLAS provider, built if needed, where the program links
