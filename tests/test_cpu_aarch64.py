@@ -8,7 +8,9 @@ too); the AArch64 build runs under ``qemu-aarch64 -L /usr/aarch64-linux-gnu``
 and must do what the native one does on the same fresh random inputs, its
 device's architecture being AArch64's.  Two programs are built for each later
 level of the architecture too (qemu's CPU executes them all); hipkit run
-refuses to run an AArch64 program here.
+refuses to run an AArch64 program here; the Python API's kernel modules
+compile for AArch64 too (the benchmark's five kernels), and are refused here
+with hipErrorNoBinaryForGpu.
 
 ``make test`` installs the cross compiler and qemu (``make cross-toolchain``:
 ``hipkit.platforms.cpu.isa.CROSS_PACKAGES``); where they are missing the tests
@@ -21,12 +23,15 @@ import platform
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import test_cc
 from program_builds import CASES, LEVEL_CASES, assert_same, build, case_environment, run
+from test_cli import environment
+from test_cpu_isa import SOURCE, _kernels
 
-from hipkit import platforms
+from hipkit import HipError, hip, hipError_t, platforms
 from hipkit.platforms.cpu import isa
 
 CROSS_CXX = isa.CROSS_COMPILERS["aarch64"]
@@ -89,3 +94,30 @@ def test_hipkit_run_refuses_a_program_for_another_architecture(tmp_path):
     assert "hipErrorNoBinaryForGpu" in done.stderr
     assert "compiled for aarch64 (-march=armv8-a), and this machine is x86_64" in done.stderr
     assert "qemu-aarch64" in done.stderr
+
+
+def test_kernel_modules_compile_for_aarch64_and_are_refused_here(tmp_path):
+    # The Python API's path (kernels in a shared object), compiled in a process of its
+    # own: a process keeps its compiler's identity.
+    code = (
+        "import sys; from hipkit.platforms.cpu import compiler; "
+        "binary = compiler.compile_source(sys.stdin.read(), name='kernels.hip'); "
+        "print(binary.path); print(*sorted(k['name'] for k in binary.kernels))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=SOURCE,
+        env=environment(HIPKIT_CXX=CROSS_CXX, HIPKIT_CPU_ISA="armv8.2-a"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    path, names = done.stdout.splitlines()
+    assert set(_kernels.LABELS) <= set(names.split())  # the five kernels
+    data = Path(path).read_bytes()
+    assert data[:4] == b"\x7fELF" and int.from_bytes(data[0x12:0x14], "little") == 183  # EM_AARCH64
+    with pytest.raises(HipError) as error:
+        hip.hipModuleLoadData(data)
+    assert error.value.code == hipError_t.hipErrorNoBinaryForGpu
+    assert "compiled for aarch64 (-march=armv8.2-a), and this machine is x86_64" in str(error.value)

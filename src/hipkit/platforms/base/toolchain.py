@@ -165,6 +165,7 @@ class Toolchain(ABC):
         """Raise CompileError where ``program`` cannot run on this machine (code for
         another CPU, as a GPU binary for another arch): hipkit run asks before it
         records the program in its manifest and runs it.  Default: it can."""
+        return None
 
     @staticmethod
     def objects(units: list[Unit], options: Options) -> list[str]:

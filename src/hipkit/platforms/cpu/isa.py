@@ -77,12 +77,15 @@ _MARKER_MACRO = "__HK_ISA"
 _MACRO = re.compile(r"^#define __([A-Z][A-Z0-9_]*?)(?:__)? ", re.M)
 
 
-@cache
 def machine() -> str:
     """The architecture the C++ compiler (``HIPKIT_CXX``) generates code for, as
     ``uname -m`` names it (``x86_64``, ``aarch64``): the first part of its
     ``-dumpmachine``, and this machine's where the compiler cannot say."""
-    cxx = config.get("HIPKIT_CXX")
+    return _target_machine(config.get("HIPKIT_CXX"))
+
+
+@cache
+def _target_machine(cxx: str) -> str:
     try:
         done = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True)
     except OSError:
@@ -225,9 +228,13 @@ def _macros(march: str, options: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_MACRO.findall(done.stdout))
 
 
-@cache
 def _baseline() -> frozenset[str]:
-    levels = LEVELS.get(machine())
+    return _baseline_of(machine())
+
+
+@cache
+def _baseline_of(architecture: str) -> frozenset[str]:
+    levels = LEVELS.get(architecture)
     return _macros(levels[0], ()) if levels else frozenset()
 
 
