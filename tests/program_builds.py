@@ -86,13 +86,12 @@ def _arguments(*args: str) -> Callable[[Path, np.random.Generator], list[str]]:
 AGGREGATE = test_cpu_warp_programs.AGGREGATE + test_cpu_warp_programs.AGGREGATE_MAIN
 CASES = [
     Case("features", test_cc.FEATURES, _features, threads=1),
-    Case("features-fiber", test_cc.FEATURES, _features, executor="fiber", threads=1),
     Case("cooperative-32", test_cc_cooperative.PROGRAM, _coop, warp_size=32),
     Case("cooperative-64", test_cc_cooperative.PROGRAM, _coop),
     Case("graphs", test_cc_graphs.GRAPHS, _seed),
     Case("ballots-32", AGGREGATE, _aggregate, warp_size=32, threads=1),
     Case("ballots-32-fiber", AGGREGATE, _aggregate, warp_size=32, executor="fiber", threads=1),
-    Case("sort-64", test_cpu_warp_programs.SORT, _sort("shared")),
+    Case("sort-64-fiber", test_cpu_warp_programs.SORT, _sort("shared"), executor="fiber"),
     Case("sort-32-registers", test_cpu_warp_programs.SORT, _sort("registers"), warp_size=32),
     Case("errors", test_cc.ERRORS, _arguments(), exit_code=3),
     Case("host-fault", test_cc_host_funcs.HOST_FUNCS, _arguments("fault")),

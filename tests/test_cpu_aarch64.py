@@ -6,7 +6,7 @@ The repository's own test programs (:mod:`program_builds`) are built by
 with its AArch64 fiber switch, and the kernel headers, are built for AArch64
 too); the AArch64 build runs under ``qemu-aarch64 -L /usr/aarch64-linux-gnu``
 and must do what the native one does on the same fresh random inputs, its
-device's architecture being AArch64's.  Two programs are built for each later
+device's architecture being AArch64's.  One is built for each later
 level of the architecture too (qemu's CPU executes them all); hipkit run
 refuses to run an AArch64 program here; the Python API's kernel modules
 compile for AArch64 too (the benchmark's five kernels), and are refused here
@@ -71,8 +71,8 @@ def test_the_aarch64_build_matches_the_native_one(case, tmp_path, rng):
 
 
 @pytest.mark.parametrize("level", isa.LEVELS["aarch64"][1:])
-@pytest.mark.parametrize("case", LEVEL_CASES, ids=lambda case: case.name)
-def test_each_aarch64_level_matches_the_native_build(case, level, tmp_path, rng):
+def test_each_aarch64_level_matches_the_native_build(level, tmp_path, rng):
+    case = LEVEL_CASES[0]
     native = build(case, tmp_path / "native")
     cross = build(case, tmp_path / level, HIPKIT_CXX=CROSS_CXX, HIPKIT_CPU_ISA=level)
     runs = run(case, {"native": (native, []), level: (cross, QEMU)}, tmp_path, rng)
