@@ -121,3 +121,17 @@ def test_kernel_modules_compile_for_aarch64_and_are_refused_here(tmp_path):
         hip.hipModuleLoadData(data)
     assert error.value.code == hipError_t.hipErrorNoBinaryForGpu
     assert "compiled for aarch64 (-march=armv8.2-a), and this machine is x86_64" in str(error.value)
+
+
+def test_the_cpu_platform_says_a_cross_compiler_is_for_programs_only():
+    done = subprocess.run(
+        [sys.executable, "-m", "hipkit.cli", "info"],
+        env=environment(HIPKIT_PLATFORM=None, HIPKIT_CXX=CROSS_CXX, HIPKIT_CPU_ISA="armv8-a"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert (
+        f"HIPKIT_CXX='{CROSS_CXX}' compiles for aarch64, and this machine is x86_64"
+        in done.stdout + done.stderr
+    )

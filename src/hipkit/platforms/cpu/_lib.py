@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import platform
 import shlex
 import subprocess
 import threading
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from ... import _cache, config
 from ..base.platform import PORTABLE_INCLUDE_DIR
+from . import isa
 
 __all__ = [
     "DeviceInfo",
@@ -279,11 +281,26 @@ def load() -> ctypes.CDLL:
     """The runtime library, built if needed and loaded once per process.
 
     Every ``hkrt_*`` function has its ``argtypes`` and ``restype`` declared.
+
+    Raises
+    ------
+    RuntimeError
+        Where it cannot be built, or ``HIPKIT_CXX`` is a cross compiler.
     """
     global _library
     with _lock:
         if _library is None:
-            library = ctypes.CDLL(str(lib_dir() / LIBRARY_NAME))
+            try:
+                library = ctypes.CDLL(str(lib_dir() / LIBRARY_NAME))
+            except OSError:
+                built_for = isa.machine()  # asked only now: it runs the compiler
+                if built_for != platform.machine():  # a cross compiler: for hipkit cc only
+                    raise RuntimeError(
+                        f"HIPKIT_CXX={config.get('HIPKIT_CXX')!r} compiles for {built_for}, and this "
+                        f"machine is {platform.machine()}: hipkit cc builds programs with it, the CPU "
+                        "platform runs with a compiler for this machine"
+                    ) from None
+                raise
             for name, (restype, argtypes) in _SIGNATURES.items():
                 function = getattr(library, name)
                 function.restype = restype
