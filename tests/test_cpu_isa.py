@@ -1,8 +1,11 @@
-"""HIPKIT_CPU_ISA: the five benchmark kernels compiled for each level of this
-architecture (x86-64-v2, -v3, -v4 on x86-64), each level this CPU executes run
-on fresh random data with results identical to the native build's; what this
-CPU executes, read two ways; a module for a CPU it is not refused; a -march
-value the compiler rejects; programs built by hipkit cc for a chosen level.
+"""HIPKIT_CPU_ISA: the five benchmark kernels, and two whole test programs
+(program_builds.LEVEL_CASES), compiled for each level of this architecture
+(x86-64-v2, -v3, -v4 on x86-64); each level this CPU executes run on fresh
+random data with results identical to the native build's, each it does not
+refused (the module with hipErrorNoBinaryForGpu, the program by hipkit run);
+what this CPU executes, read two ways; a module and a program for a CPU it is
+not refused; a -march value the compiler rejects; programs built by hipkit cc
+for a chosen level.  AArch64's levels: test_cpu_aarch64.py, under qemu.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from program_builds import LEVEL_CASES, assert_same, build, run
 from test_cc import write
 from test_cli import environment
 
@@ -34,6 +38,17 @@ SOURCE: str = _kernels.HIP_SOURCE  # the benchmark's five kernels, as measured
 
 # What the error paths compile: small, so that they cost little time.
 SMALL = 'extern "C" __global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }'
+_SMALL_PROGRAM = f"""
+#include <hip/hip_runtime.h>
+#include <cstdio>
+{SMALL}
+int main() {{
+  float* x;
+  hipMalloc(&x, 4 * sizeof(float));
+  scale<<<1, 4>>>(x, 2.0f);
+  printf("%d\\n", hipDeviceSynchronize());
+}}
+"""
 LEVELS = isa.LEVELS.get(platform.machine(), ())[1:]  # the baseline's code is every level's subset
 # Levels of x86-64 by the psABI, as Linux names the flags in /proc/cpuinfo.
 _X86_FLAGS = {
@@ -88,10 +103,12 @@ def test_each_level_compiles_and_matches_the_native_build(level, monkeypatch, rn
     assert binary.path != native.path  # the ISA is in the cache key
     recorded = isa._section(binary.path, isa.SECTION).split()
     assert recorded[0] == level and frozenset(recorded[1:]) == isa.features(level)
-    if level not in isa.executable_levels():
-        pytest.skip(
-            f"compiled for {level}; this CPU cannot execute it ({' '.join(isa.missing(isa.features(level)))})"
-        )
+    device = hipkit.get_device()
+    if level not in isa.executable_levels():  # compiled, and refused
+        with pytest.raises(HipError) as error:
+            hipkit.Module(binary, target, device)
+        assert error.value.code == hipError_t.hipErrorNoBinaryForGpu
+        return
     inputs = {
         "a": rng.standard_normal((1 << 16) + 37, np.float32),  # a partial last block
         "b": rng.standard_normal((1 << 16) + 37, np.float32),
@@ -99,7 +116,6 @@ def test_each_level_compiles_and_matches_the_native_build(level, monkeypatch, rn
         "matrix": rng.standard_normal((96, 160), np.float32),
         "data": rng.integers(0, 256, (1 << 16) + 5, dtype=np.uint8),
     }
-    device = hipkit.get_device()
     got = run_kernels(hipkit.Module(binary, target, device), inputs)
     want = run_kernels(hipkit.Module(native, target, device), inputs)
     # Every float result is a fixed sequence of IEEE additions (tree, shuffle
@@ -114,6 +130,21 @@ def test_each_level_compiles_and_matches_the_native_build(level, monkeypatch, rn
     np.testing.assert_allclose(want["warp_reduce"], sums, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(want["transpose"], inputs["matrix"].T)
     np.testing.assert_array_equal(want["histogram"], np.bincount(inputs["data"], minlength=256))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("case", LEVEL_CASES, ids=lambda case: case.name)
+def test_each_level_builds_whole_programs_that_match_the_native_build(case, level, tmp_path, rng):
+    native = build(case, tmp_path / "native")
+    program = build(case, tmp_path / level, HIPKIT_CPU_ISA=level)
+    if level in isa.executable_levels():
+        runs = run(case, {"native": (native, []), level: (program, [])}, tmp_path, rng)
+        assert_same(case, runs["native"], runs[level], level)
+    else:  # hipkit cc built it; hipkit run refuses to run it here
+        assert program.is_file()
+        write(tmp_path, "program.hip", case.source)
+        done = hipkit_with_isa(level, "run", "program.hip", cwd=tmp_path)
+        assert done.returncode == 1 and "hipErrorNoBinaryForGpu" in done.stderr
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the psABI levels of /proc/cpuinfo are x86-64's")
@@ -131,7 +162,7 @@ def test_executable_levels_agree_with_proc_cpuinfo():
     assert list(isa.executable_levels()) == expected
 
 
-def test_a_module_for_a_cpu_this_one_is_not_is_refused(monkeypatch):
+def test_a_module_for_a_cpu_this_one_is_not_is_refused(monkeypatch, tmp_path):
     # Real targets, tried in turn: the first this CPU lacks instructions of.
     candidates = {"x86_64": ("x86-64-v4", "sapphirerapids", "knl"), "aarch64": ("armv8.2-a+sve", "armv9-a")}
     for level in candidates.get(platform.machine(), ()):
@@ -154,6 +185,14 @@ def test_a_module_for_a_cpu_this_one_is_not_is_refused(monkeypatch):
     # hiprtc's bytes, as a program would save them, are refused the same way.
     with pytest.raises(HipError, match=f"-march={level}"):
         hip.hipModuleLoadData(binary.path.read_bytes())
+    # A program for it: hipkit cc builds it, hipkit run refuses it, and says why.
+    write(tmp_path, "small.hip", _SMALL_PROGRAM)
+    built = hipkit_with_isa(level, "cc", "small.hip", "-o", "small", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    refused = hipkit_with_isa(level, "run", "small.hip", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "hipErrorNoBinaryForGpu" in refused.stderr and f"-march={level}" in refused.stderr
+    assert all(feature in refused.stderr for feature in lacking)
     monkeypatch.setenv("HIPKIT_CPU_ISA", "native")  # and the process goes on
     x = hipkit.to_device(np.arange(4, dtype=np.float32))
     hipkit.compile(SMALL).get_function("scale")[1, 4](x, np.float32(2))

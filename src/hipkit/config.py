@@ -206,7 +206,8 @@ VARIABLES: dict[str, Variable] = {
             "HIPKIT_CXX",
             str,
             "g++",
-            "The C++ compiler the CPU platform uses.",
+            "The C++ compiler the CPU platform uses; a cross compiler (aarch64-linux-gnu-g++) "
+            "makes hipkit cc build programs for its architecture.",
         ),
         Variable(
             "HIPKIT_GPU_LAUNCH",

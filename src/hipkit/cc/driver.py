@@ -100,11 +100,18 @@ def cached_program(options: Options, warn: Warn) -> Path:
     """The executable ``options`` describe, built once and kept in the cache: every
     source preprocessed, compiled unless its object is cached, linked unless the
     program is.  The manifest written then lets :func:`hipkit.cc.manifest.lookup`
-    find the program without a compiler."""
+    find the program without a compiler.
+
+    Raises
+    ------
+    CompileError
+        Where the build fails, or the program cannot run on this machine.
+    """
     started = time.time_ns()
     toolchain = select(options)
     units = _compile_all(toolchain, options, warn)
     key = toolchain.program_key(units, options)
     entry = _cache.entry("programs", key, lambda tmp: toolchain.link(units, options, tmp / "program"))
+    toolchain.check_runnable(entry / "program")  # and so never found by the manifest if not
     manifest.record(options, toolchain, units, entry / "program", started)
     return entry / "program"

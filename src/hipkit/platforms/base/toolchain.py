@@ -168,6 +168,12 @@ class Toolchain(ABC):
         """Files of the cache a program needs to start (the CPU's runtime library)."""
         return []
 
+    def check_runnable(self, program: Path) -> None:
+        """Raise CompileError where ``program`` cannot run on this machine (code for
+        another CPU, as a GPU binary for another arch): hipkit run asks before it
+        records the program in its manifest and runs it.  Default: it can."""
+        return None
+
     @staticmethod
     def objects(units: list[Unit], options: Options) -> list[str]:
         """The link's inputs in command-line order: each source's object, the rest as given."""

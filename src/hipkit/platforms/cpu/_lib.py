@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 import ctypes
+import platform
 import shlex
 import threading
 from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from ... import _cache, config
 from ..base.platform import PORTABLE_INCLUDE_DIR
+from . import isa
 from .library_build import build_shared
 
 __all__ = [
@@ -253,11 +255,26 @@ def load() -> ctypes.CDLL:
     """The runtime library, built if needed and loaded once per process.
 
     Every ``hkrt_*`` function has its ``argtypes`` and ``restype`` declared.
+
+    Raises
+    ------
+    RuntimeError
+        Where it cannot be built, or ``HIPKIT_CXX`` is a cross compiler.
     """
     global _library
     with _lock:
         if _library is None:
-            library = ctypes.CDLL(str(lib_dir() / LIBRARY_NAME))
+            try:
+                library = ctypes.CDLL(str(lib_dir() / LIBRARY_NAME))
+            except OSError:
+                built_for = isa.machine()  # asked only now: it runs the compiler
+                if built_for != platform.machine():  # a cross compiler: for hipkit cc only
+                    raise RuntimeError(
+                        f"HIPKIT_CXX={config.get('HIPKIT_CXX')!r} compiles for {built_for}, and this "
+                        f"machine is {platform.machine()}: hipkit cc builds programs with it, the CPU "
+                        "platform runs with a compiler for this machine"
+                    ) from None
+                raise
             for name, (restype, argtypes) in _SIGNATURES.items():
                 function = getattr(library, name)
                 function.restype = restype

@@ -327,6 +327,7 @@ def preprocess_program_unit(
         *_std_flags(user_options),
         *_common_flags(warp_size),
         "-D__HIPKIT_PROGRAM__=1",
+        isa.marker_define(user_options),  # hipkit run's check of the executable
         "-include",
         "hip/hip_runtime.h",
         *user_options,

@@ -7,6 +7,12 @@ a CPU (``znver3``) or, on AArch64, ``armv8.2-a``.  Kernels, ``hipkit cc``
 programs and their preprocessing use it (libhipkit_cpu itself is built for the
 architecture's baseline, so it runs wherever Python does).
 
+The architecture is the compiler's target (:func:`machine`), which is the host's
+but for a cross compiler: with ``HIPKIT_CXX=aarch64-linux-gnu-g++`` and
+``HIPKIT_CPU_ISA=armv8-a``, ``hipkit cc`` builds AArch64 programs on an x86-64
+machine (a cross compiler knows no ``native``), which then run on AArch64 or
+under ``qemu-aarch64``.
+
 What a target needs is asked of the compiler, one way on every architecture:
 the instruction-set macros it defines for ``-march=X`` (``__AVX2__``,
 ``__ARM_FEATURE_SVE``) beyond those of the architecture's baseline.  The host
@@ -38,11 +44,14 @@ from ... import _cache, config
 from ..._errors import CompileOptionError, HipError, hipError_t
 
 __all__ = [
+    "CROSS_COMPILERS",
+    "CROSS_PACKAGES",
     "LEVELS",
     "SECTION",
     "check_module",
     "executable_levels",
     "features",
+    "machine",
     "march_flag",
     "marker_define",
     "missing",
@@ -54,6 +63,11 @@ LEVELS: dict[str, tuple[str, ...]] = {
     "x86_64": ("x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"),
     "aarch64": ("armv8-a", "armv8.2-a", "armv8.4-a", "armv9-a"),
 }
+# The cross compiler of each architecture (Debian's and Ubuntu's names), and the
+# packages that build and run its programs on another machine: the compiler with
+# its sysroot, and qemu's user mode (qemu-aarch64 -L /usr/aarch64-linux-gnu).
+CROSS_COMPILERS: dict[str, str] = {"aarch64": "aarch64-linux-gnu-g++"}
+CROSS_PACKAGES = ("g++-aarch64-linux-gnu", "qemu-user")
 # The section of a kernel module that holds "<-march value> <feature> ...".
 SECTION = ".hipkit_isa"
 _MARKER_MACRO = "__HK_ISA"
@@ -61,6 +75,23 @@ _MARKER_MACRO = "__HK_ISA"
 # (__znver3__, __tune_znver3__), and must not make code for one CPU look
 # unrunnable on another with the same instructions.
 _MACRO = re.compile(r"^#define __([A-Z][A-Z0-9_]*?)(?:__)? ", re.M)
+
+
+def machine() -> str:
+    """The architecture the C++ compiler (``HIPKIT_CXX``) generates code for, as
+    ``uname -m`` names it (``x86_64``, ``aarch64``): the first part of its
+    ``-dumpmachine``, and this machine's where the compiler cannot say."""
+    return _target_machine(config.get("HIPKIT_CXX"))
+
+
+@cache
+def _target_machine(cxx: str) -> str:
+    try:
+        done = subprocess.run([cxx, "-dumpmachine"], capture_output=True, text=True)
+    except OSError:
+        return platform.machine()
+    triple = done.stdout.strip()
+    return triple.split("-", 1)[0] if done.returncode == 0 and triple else platform.machine()
 
 
 def target() -> str:
@@ -115,7 +146,9 @@ def executable_levels() -> tuple[str, ...]:
     """The named levels of this architecture (:data:`LEVELS`) that the compiler
     knows and this machine executes, lowest first."""
     known = []
-    for level in LEVELS.get(platform.machine(), ()):
+    if machine() != platform.machine():  # a cross compiler's code runs elsewhere
+        return ()
+    for level in LEVELS.get(machine(), ()):
         try:
             if not missing(features(level)):
                 known.append(level)
@@ -139,28 +172,48 @@ def marker_define(options: tuple[str, ...] | list[str]) -> str:
     return string_define(_MARKER_MACRO, " ".join([value, *sorted(needed)]))
 
 
-def check_module(path: Path) -> None:
-    """Raise unless this machine executes the kernel module at ``path`` (a
-    module without hipkit's section, from elsewhere, is left to the loader).
+def check_module(path: Path, what: str = "module") -> None:
+    """Raise unless this machine executes the kernel module (or, ``what``, the
+    program) at ``path``: its architecture and the instruction sets recorded in
+    it.  A file without hipkit's section, from elsewhere, is left to the loader.
 
     Raises
     ------
     HipError
         ``hipErrorNoBinaryForGpu``, naming the target, what the CPU lacks and
-        the levels it executes.
+        the levels it executes; or the file's architecture and this machine's.
     """
     text = _section(path, SECTION)
     if not text:
         return
     march, *needed = text.split()
+    built_for = _architecture(path)
+    if built_for != platform.machine():
+        raise HipError(
+            hipError_t.hipErrorNoBinaryForGpu,
+            f"the {what} is compiled for {built_for} (-march={march}), and this machine is "
+            f"{platform.machine()}: run it on {built_for}, or under qemu-{built_for}",
+        )
     lacking = missing(frozenset(needed))
     if lacking:
         raise HipError(
             hipError_t.hipErrorNoBinaryForGpu,
-            f"the module is compiled for -march={march}, which this CPU cannot execute: it lacks "
+            f"the {what} is compiled for -march={march}, which this CPU cannot execute: it lacks "
             f"{' '.join(sorted(lacking))}; it executes {', '.join(executable_levels()) or 'native'} "
             "(set HIPKIT_CPU_ISA to one of them, or native, and compile again)",
         )
+
+
+# ELF's e_machine numbers of the architectures of LEVELS.
+_ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
+
+
+def _architecture(path: Path) -> str:
+    """The architecture of the ELF file at ``path`` (e_machine), by uname's name."""
+    with open(path, "rb") as f:
+        header = f.read(20)
+    (number,) = struct.unpack_from("<H", header, 0x12)
+    return _ELF_MACHINES.get(number, f"ELF machine {number}")
 
 
 def _macros(march: str, options: tuple[str, ...]) -> frozenset[str]:
@@ -175,9 +228,13 @@ def _macros(march: str, options: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_MACRO.findall(done.stdout))
 
 
-@cache
 def _baseline() -> frozenset[str]:
-    levels = LEVELS.get(platform.machine())
+    return _baseline_of(machine())
+
+
+@cache
+def _baseline_of(architecture: str) -> frozenset[str]:
+    levels = LEVELS.get(architecture)
     return _macros(levels[0], ()) if levels else frozenset()
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ... import __version__, _cache, config
-from ..._errors import CompileError
+from ..._errors import CompileError, HipError
 from ..base.blas import BlasUnavailable
 from ..base.options import Options
 from ..base.rand import RandUnavailable
@@ -57,7 +57,7 @@ from ..base.toolchain import (
     version_line,
     which,
 )
-from . import _lib, blas, compiler, fft_engine, rand
+from . import _lib, blas, compiler, fft_engine, isa, rand
 
 __all__ = ["CpuToolchain"]
 
@@ -204,6 +204,12 @@ class CpuToolchain(Toolchain):
     def run_time_files(self) -> list[Path]:
         files = [_runtime(_lib.lib_dir) / _lib.LIBRARY_NAME]
         return files + [folder / name for folder, name in self._provider_dirs]
+
+    def check_runnable(self, program: Path) -> None:
+        try:
+            isa.check_module(program, "program")
+        except HipError as exc:
+            raise CompileError(str(exc)) from None
 
     def _providers(self, options: Options) -> list[tuple[Path, str]]:
         """The (folder, library file) of each library provider the program links
