@@ -28,7 +28,12 @@ from . import driver
 __all__ = ["CurandLibrary", "library"]
 
 _INSTALL = "pip install 'hipkit[nvidia]'"
-SUCCESS, OUT_OF_RANGE = 0, 104
+SUCCESS, TYPE_ERROR, OUT_OF_RANGE = 0, 103, 104
+# hipRAND's generator types (ROCm's numbers, every platform's in hipkit) as cuRAND's:
+# hipRAND on NVIDIA takes cuRAND's enum, so its numbers differ (PHILOX4_32_10 is 405
+# in ROCm, 161 in cuRAND).  Any other number (HIPRAND_RNG_TEST too) is hipRAND's TYPE_ERROR.
+CURAND_TYPES = {400: 100, 401: 101, 402: 121, 403: 141, 404: 142, 405: 161}
+CURAND_TYPES |= {500: 200, 501: 201, 502: 202, 503: 203, 504: 204}
 # hipRAND's functions: nvmath's name of the cuRAND call, which takes the same arguments.
 _CALLS = {
     "hiprandDestroyGenerator": "destroy_generator",
@@ -82,8 +87,10 @@ class CurandLibrary(RandLibrary):
         return function
 
     def _create(self, make: Callable[[int], int], generator: int, rng_type: int) -> int:
+        if rng_type not in CURAND_TYPES:
+            return TYPE_ERROR
         try:
-            made = make(rng_type)
+            made = make(CURAND_TYPES[rng_type])
         except self._error as exc:
             return int(exc.status)
         ctypes.c_void_p.from_address(generator).value = made

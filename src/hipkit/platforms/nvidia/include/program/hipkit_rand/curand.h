@@ -1,9 +1,9 @@
 // hipkit NVIDIA platform, whole programs: hipRAND's host API on cuRAND, as hipRAND's own
 // NVIDIA backend does, inline in this header (programs link cuRAND: hipkit cc takes
-// -lhiprand for -lcurand).  hipRAND's numbers are cuRAND's (its statuses, generator
-// types, and its generator is cuRAND's), so each call passes its arguments through as
-// they are.  Under `hipkit prof` each call is an API row named by hipRAND, its cuRAND
-// kernels correlated with it (hipkit_nvidia_program/library_trace.h).
+// -lhiprand for -lcurand).  hipRAND's statuses are cuRAND's numbers and its generator
+// is cuRAND's, so each call passes its arguments through as they are, but for the
+// generator type (ROCm's numbers, mapped to cuRAND's).  Under `hipkit prof` each call
+// is an API row named by hipRAND, its cuRAND kernels correlated with it (hipkit_nvidia_program/library_trace.h).
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -17,6 +17,24 @@
 namespace __hk_rand {
 inline curandGenerator_t cu(hiprandGenerator_t g) { return reinterpret_cast<curandGenerator_t>(g); }
 inline hiprandStatus_t status(curandStatus_t s) { return static_cast<hiprandStatus_t>(s); }
+// hipRAND's generator types (ROCm's numbers) as cuRAND's, whose enum hipRAND on NVIDIA
+// takes (PHILOX4_32_10: 405 and 161); another number (HIPRAND_RNG_TEST too) is no type (-1: cuRAND refuses it).
+inline curandRngType_t rng(hiprandRngType_t t) {
+  switch (static_cast<int>(t)) {
+    case 400: return CURAND_RNG_PSEUDO_DEFAULT;
+    case 401: return CURAND_RNG_PSEUDO_XORWOW;
+    case 402: return CURAND_RNG_PSEUDO_MRG32K3A;
+    case 403: return CURAND_RNG_PSEUDO_MTGP32;
+    case 404: return CURAND_RNG_PSEUDO_MT19937;
+    case 405: return CURAND_RNG_PSEUDO_PHILOX4_32_10;
+    case 500: return CURAND_RNG_QUASI_DEFAULT;
+    case 501: return CURAND_RNG_QUASI_SOBOL32;
+    case 502: return CURAND_RNG_QUASI_SCRAMBLED_SOBOL32;
+    case 503: return CURAND_RNG_QUASI_SOBOL64;
+    case 504: return CURAND_RNG_QUASI_SCRAMBLED_SOBOL64;
+    default: return static_cast<curandRngType_t>(-1);
+  }
+}
 }  // namespace __hk_rand
 
 // Each function: its API row, then cuRAND's function of the same arguments.
@@ -26,12 +44,12 @@ inline hiprandStatus_t status(curandStatus_t s) { return static_cast<hiprandStat
 
 inline hiprandStatus_t hiprandCreateGenerator(hiprandGenerator_t* generator, hiprandRngType_t rng_type) {
   __HK_RAND_CALL(hiprandCreateGenerator, curandCreateGenerator(reinterpret_cast<curandGenerator_t*>(generator),
-                                                               static_cast<curandRngType_t>(rng_type)));
+                                                               __hk_rand::rng(rng_type)));
 }
 inline hiprandStatus_t hiprandCreateGeneratorHost(hiprandGenerator_t* generator, hiprandRngType_t rng_type) {
   __HK_RAND_CALL(hiprandCreateGeneratorHost,
                  curandCreateGeneratorHost(reinterpret_cast<curandGenerator_t*>(generator),
-                                           static_cast<curandRngType_t>(rng_type)));
+                                           __hk_rand::rng(rng_type)));
 }
 inline hiprandStatus_t hiprandDestroyGenerator(hiprandGenerator_t g) {
   __HK_RAND_CALL(hiprandDestroyGenerator, curandDestroyGenerator(__hk_rand::cu(g)));
