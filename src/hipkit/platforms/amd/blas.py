@@ -11,12 +11,10 @@ loaded, so its streams are the platform's.
 
 from __future__ import annotations
 
-import ctypes
-import os
 import threading
 
 from ..base.blas import BlasUnavailable, CtypesBlasLibrary
-from .toolkit import rocm_lib, rocm_path
+from .toolkit import open_rocm_library, rocm_path
 
 __all__ = ["library"]
 
@@ -26,29 +24,17 @@ _lock = threading.Lock()
 _loaded: dict[str, CtypesBlasLibrary] = {}
 
 
-def _open() -> tuple[ctypes.CDLL, str]:
-    failures = []
-    for candidate in (rocm_lib(_CANDIDATES[0]), *_CANDIDATES):
-        if os.sep in candidate and not os.path.exists(candidate):
-            failures.append(f"{candidate}: no such file")
-            continue
-        try:
-            return ctypes.CDLL(candidate), candidate
-        except OSError as exc:
-            failures.append(str(exc))
-    raise BlasUnavailable(
-        f"ROCm's hipBLAS (libhipblas.so) was not found ({'; '.join(failures)}): install ROCm's "
-        f"hipblas package (apt-get install hipblas, or ROCm's installer), or set ROCM_PATH "
-        f"(now {rocm_path()})"
-    )
-
-
 def library() -> CtypesBlasLibrary:
     """ROCm's hipBLAS, loaded once (the ``blas`` face); BlasUnavailable naming ROCm's
     hipblas package where it is not installed."""
     with _lock:
         key = rocm_path()
         if key not in _loaded:
-            lib, name = _open()
+            lib, name = open_rocm_library(
+                _CANDIDATES,
+                "hipBLAS",
+                "hipblas package (apt-get install hipblas, or ROCm's installer)",
+                BlasUnavailable,
+            )
             _loaded[key] = CtypesBlasLibrary(lib, f"hipBLAS ({name})", prefer_aliases=True)
         return _loaded[key]

@@ -9,12 +9,10 @@ the same on every platform, and :mod:`hipkit.random` makes the rule's with them.
 
 from __future__ import annotations
 
-import ctypes
-import os
 import threading
 
 from ..base.rand import CtypesRandLibrary, RandUnavailable
-from .toolkit import rocm_lib, rocm_path
+from .toolkit import open_rocm_library, rocm_path
 
 __all__ = ["library"]
 
@@ -30,20 +28,8 @@ def library() -> CtypesRandLibrary:
     with _lock:
         key = rocm_path()
         if key not in _loaded:
-            failures = []
-            for candidate in (rocm_lib(_CANDIDATES[0]), *_CANDIDATES):
-                if os.sep in candidate and not os.path.exists(candidate):
-                    failures.append(f"{candidate}: no such file")
-                    continue
-                try:
-                    _loaded[key] = CtypesRandLibrary(ctypes.CDLL(candidate), f"hipRAND ({candidate})")
-                    break
-                except OSError as exc:
-                    failures.append(str(exc))
-            else:
-                raise RandUnavailable(
-                    f"ROCm's hipRAND (libhiprand.so) was not found ({'; '.join(failures)}): install "
-                    f"ROCm's hiprand package (apt-get install libhiprand1), or set ROCM_PATH "
-                    f"(now {rocm_path()})"
-                )
+            lib, name = open_rocm_library(
+                _CANDIDATES, "hipRAND", "hiprand package (apt-get install libhiprand1)", RandUnavailable
+            )
+            _loaded[key] = CtypesRandLibrary(lib, f"hipRAND ({name})")
         return _loaded[key]

@@ -6,6 +6,7 @@ packages of :data:`PACKAGES`), and ROCm's libraries.
 
 from __future__ import annotations
 
+import ctypes
 import glob
 import os
 
@@ -19,6 +20,7 @@ __all__ = [
     "find_amdclang",
     "find_hipcc",
     "hipcc_parts",
+    "open_rocm_library",
     "rocm_lib",
     "rocm_path",
 ]
@@ -61,6 +63,27 @@ def rocm_path() -> str:
 def rocm_lib(name: str) -> str:
     """The path of the library ``name`` in ROCm's lib folder."""
     return os.path.join(rocm_path(), "lib", name)
+
+
+def open_rocm_library(
+    names: tuple[str, ...], what: str, install: str, unavailable: type[Exception]
+) -> tuple[ctypes.CDLL, str]:
+    """One of ROCm's libraries (hipBLAS, hipFFT, hipRAND): ``names[0]`` in ROCm's lib
+    folder, else each of ``names`` as the loader finds it; the library and the name it
+    loaded by.  ``unavailable`` (the face's error) says why not and what to install."""
+    failures = []
+    for candidate in (rocm_lib(names[0]), *names):
+        if os.sep in candidate and not os.path.exists(candidate):
+            failures.append(f"{candidate}: no such file")
+            continue
+        try:
+            return ctypes.CDLL(candidate), candidate
+        except OSError as exc:
+            failures.append(str(exc))
+    raise unavailable(
+        f"ROCm's {what} ({names[0]}) was not found ({'; '.join(failures)}): install ROCm's "
+        f"{install}, or set ROCM_PATH (now {rocm_path()})"
+    )
 
 
 def find_hipcc() -> str | None:
