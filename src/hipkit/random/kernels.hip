@@ -31,13 +31,9 @@ __device__ unsigned long long __hk_mulhi64(unsigned long long a, unsigned long l
   return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
-// Philox's block `block` of subsequence 0 into r[0..3].
-__device__ void __hk_random_block(unsigned long long block, uint2 key, unsigned int* r) {
-  const uint4 v = __hk_philox4x32_10(make_uint4((unsigned int)block, (unsigned int)(block >> 32), 0, 0), key);
-  r[0] = v.x;
-  r[1] = v.y;
-  r[2] = v.z;
-  r[3] = v.w;
+// Philox's block `block` of subsequence 0.
+__device__ uint4 __hk_random_block(unsigned long long block, uint2 key) {
+  return __hk_philox4x32_10(make_uint4((unsigned int)block, (unsigned int)(block >> 32), 0, 0), key);
 }
 
 // The numbers each element of KIND takes.
@@ -45,56 +41,95 @@ template <int KIND> struct Numbers {
   static constexpr unsigned int per = (KIND == DOUBLE01 || KIND == NORMAL_DOUBLE || KIND == INT64) ? 2 : 1;
 };
 
+// A thread's elements, stored as one 16-byte-aligned piece where the output allows
+// (one vector store on a GPU), else one by one.
+template <class T, int N> struct alignas(16) Piece {
+  T v[N];
+};
+
+template <class T, int N> __device__ void __hk_random_store(T* o, const Piece<T, N>& p) {
+  if (((unsigned long long)o & 15) == 0) {
+    *reinterpret_cast<Piece<T, N>*>(o) = p;
+  } else {
+    for (int e = 0; e < N; ++e) o[e] = p.v[e];
+  }
+}
+
+template <class T, int N> __device__ void __hk_random_put(void* out, unsigned long long first, unsigned long long n,
+                                                          const Piece<T, N>& p) {
+  T* o = static_cast<T*>(out) + first;
+  if (first + N <= n) {
+    __hk_random_store(o, p);
+  } else {
+    for (int e = 0; e < N; ++e)
+      if (first + e < n) o[e] = p.v[e];
+  }
+}
+
+// The elements of KIND from a thread's four numbers, given by value: an array
+// indexed at run time would live in a GPU's local memory and keep a CPU's loop
+// over threads from vectorizing.
+template <int KIND>
+__device__ void __hk_random_emit(unsigned int w0, unsigned int w1, unsigned int w2, unsigned int w3,
+                                 unsigned long long first, unsigned long long n, double low, double high,
+                                 long long ilow, unsigned long long range, void* out) {
+  if (KIND == BITS) {
+    __hk_random_put(out, first, n, Piece<unsigned int, 4>{{w0, w1, w2, w3}});
+  } else if (KIND == FLOAT01) {
+    const float lo = (float)low, span = (float)high - (float)low, unit = 1.0f / 16777216.0f;
+    __hk_random_put(out, first, n,
+                    Piece<float, 4>{{fmaf(span, (float)(w0 >> 8) * unit, lo), fmaf(span, (float)(w1 >> 8) * unit, lo),
+                                     fmaf(span, (float)(w2 >> 8) * unit, lo), fmaf(span, (float)(w3 >> 8) * unit, lo)}});
+  } else if (KIND == DOUBLE01) {
+    const double a = ((double)(w0 >> 5) * 67108864.0 + (double)(w1 >> 6)) * (1.0 / 9007199254740992.0);
+    const double b = ((double)(w2 >> 5) * 67108864.0 + (double)(w3 >> 6)) * (1.0 / 9007199254740992.0);
+    __hk_random_put(out, first, n, Piece<double, 2>{{fma(high - low, a, low), fma(high - low, b, low)}});
+  } else if (KIND == NORMAL) {  // two pairs; an odd count's last element is the first of its pair
+    const float2 a = __hk_box_muller(w0, w1), b = __hk_box_muller(w2, w3);
+    const float s = (float)high, l = (float)low;
+    __hk_random_put(out, first, n,
+                    Piece<float, 4>{{fmaf(s, a.x, l), fmaf(s, a.y, l), fmaf(s, b.x, l), fmaf(s, b.y, l)}});
+  } else if (KIND == NORMAL_DOUBLE) {  // one pair
+    const double2 z = __hk_box_muller_double(w0, w1, w2, w3);
+    __hk_random_put(out, first, n, Piece<double, 2>{{fma(high, z.x, low), fma(high, z.y, low)}});
+  } else if (KIND == INT32) {
+    __hk_random_put(out, first, n,
+                    Piece<long long, 4>{{ilow + (long long)(((unsigned long long)w0 * range) >> 32),
+                                         ilow + (long long)(((unsigned long long)w1 * range) >> 32),
+                                         ilow + (long long)(((unsigned long long)w2 * range) >> 32),
+                                         ilow + (long long)(((unsigned long long)w3 * range) >> 32)}});
+  } else {  // INT64; range 0: all of int64's 2^64 values
+    const unsigned long long a = (unsigned long long)w1 << 32 | w0, b = (unsigned long long)w3 << 32 | w2;
+    __hk_random_put(out, first, n,
+                    Piece<long long, 2>{{ilow + (long long)(range == 0 ? a : __hk_mulhi64(a, range)),
+                                         ilow + (long long)(range == 0 ? b : __hk_mulhi64(b, range))}});
+  }
+}
+
 // One kernel per kind (name expressions hk_random<KIND>): the kind is known at compile
 // time, so each thread's work is straight-line code the CPU's compiler vectorizes.
 template <int KIND>
 __global__ void hk_random(unsigned long long seed, unsigned long long offset, unsigned long long n, double low,
                           double high, long long ilow, unsigned long long range, void* out) {
-  constexpr unsigned int per = Numbers<KIND>::per, count = 4 / per;
+  constexpr unsigned int per = Numbers<KIND>::per;
   const uint2 key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
   const unsigned int shift = (unsigned int)(offset % 4);
-  const unsigned long long words = n * per;
+  const unsigned long long words = n * per, base = offset / 4;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; 4 * j < words;
        j += stride) {
-    unsigned int r[8];
-    __hk_random_block(offset / 4 + j, key, r);
-    if (shift != 0) __hk_random_block(offset / 4 + j + 1, key, r + 4);
-    const unsigned int* w = r + shift;
     const unsigned long long first = 4 * j / per;  // this thread's first element
-    if (KIND == NORMAL) {  // two pairs; an odd count's last element is the first of its pair
-      for (unsigned int p = 0; p < 2 && first + 2 * p < n; ++p) {
-        const float2 z = __hk_box_muller(w[2 * p], w[2 * p + 1]);
-        float* o = static_cast<float*>(out) + first + 2 * p;
-        o[0] = fmaf((float)high, z.x, (float)low);
-        if (first + 2 * p + 1 < n) o[1] = fmaf((float)high, z.y, (float)low);
-      }
-      continue;
-    }
-    if (KIND == NORMAL_DOUBLE) {  // one pair
-      const double2 z = __hk_box_muller_double(w[0], w[1], w[2], w[3]);
-      double* o = static_cast<double*>(out) + first;
-      o[0] = fma(high, z.x, low);
-      if (first + 1 < n) o[1] = fma(high, z.y, low);
-      continue;
-    }
-    for (unsigned int e = 0; e < count && first + e < n; ++e) {
-      const unsigned long long i = first + e;
-      const unsigned int x = w[e * per], y = w[e * per + per - 1];
-      if (KIND == BITS) {
-        static_cast<unsigned int*>(out)[i] = x;
-      } else if (KIND == FLOAT01) {
-        const float u = (float)(x >> 8) * (1.0f / 16777216.0f);
-        static_cast<float*>(out)[i] = fmaf((float)high - (float)low, u, (float)low);
-      } else if (KIND == DOUBLE01) {
-        const double u = ((double)(x >> 5) * 67108864.0 + (double)(y >> 6)) * (1.0 / 9007199254740992.0);
-        static_cast<double*>(out)[i] = fma(high - low, u, low);
-      } else if (KIND == INT32) {
-        static_cast<long long*>(out)[i] = ilow + (long long)(((unsigned long long)x * range) >> 32);
-      } else {  // INT64; range 0: all of int64's 2^64 values
-        const unsigned long long v = (unsigned long long)y << 32 | x;
-        static_cast<long long*>(out)[i] = ilow + (long long)(range == 0 ? v : __hk_mulhi64(v, range));
-      }
+    const uint4 a = __hk_random_block(base + j, key);
+    if (shift == 0) {
+      __hk_random_emit<KIND>(a.x, a.y, a.z, a.w, first, n, low, high, ilow, range, out);
+    } else {  // the four numbers straddle two blocks
+      const uint4 b = __hk_random_block(base + j + 1, key);
+      if (shift == 1)
+        __hk_random_emit<KIND>(a.y, a.z, a.w, b.x, first, n, low, high, ilow, range, out);
+      else if (shift == 2)
+        __hk_random_emit<KIND>(a.z, a.w, b.x, b.y, first, n, low, high, ilow, range, out);
+      else
+        __hk_random_emit<KIND>(a.w, b.x, b.y, b.z, first, n, low, high, ilow, range, out);
     }
   }
 }
