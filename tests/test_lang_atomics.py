@@ -87,6 +87,20 @@ extern "C" __global__ void histogram(const unsigned* x, unsigned* hist, int n, i
     if (bins[b]) atomicAdd(&hist[b], bins[b]);
 }
 
+// The same in rounds of a block's width with a barrier in each: every round is one
+// pass over the block's threads, where threads of one vector hit the same bin.
+extern "C" __global__ void histogram_rounds(const unsigned char* x, unsigned* hist, int n, int nbins) {
+  __shared__ unsigned bins[256];
+  for (int b = threadIdx.x; b < nbins; b += blockDim.x) bins[b] = 0;
+  __syncthreads();
+  for (int base = blockIdx.x * blockDim.x; base < n; base += blockDim.x * gridDim.x) {
+    const int i = base + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i] & (nbins - 1)], 1u);  // nbins a power of 2
+    __syncthreads();
+  }
+  for (int b = threadIdx.x; b < nbins; b += blockDim.x) atomicAdd(&hist[b], bins[b]);
+}
+
 // Per-block min, max, and, or, xor, sub, exch and CAS in shared memory.
 extern "C" __global__ void shared_ops(const int* x, int* out, int n) {
   __shared__ int lo, hi, all_bits, any_bits, parity, down, last, first;
@@ -327,6 +341,16 @@ def test_shared_memory_histogram(mod, rng, n, nbins, grid, block):
     hist = hipkit.zeros(nbins, np.uint32)
     mod.get_function("histogram")[grid, block, 4 * nbins](hipkit.to_device(x), hist, n, nbins)
     np.testing.assert_array_equal(hist.get(), np.bincount(x % nbins, minlength=nbins))
+
+
+@pytest.mark.parametrize("n,nbins,grid,block", [(100000, 256, 5, 256), (3000, 4, 2, 64), (77, 16, 1, 128)])
+def test_shared_memory_histogram_in_rounds(mod, rng, n, nbins, grid, block):
+    """Atomics on shared memory from one pass over a block's threads: no update is
+    lost where threads next to each other add to the same bin."""
+    x = rng.integers(0, 256, n, dtype=np.uint8)
+    hist = hipkit.zeros(nbins, np.uint32)
+    mod.get_function("histogram_rounds")[grid, block](hipkit.to_device(x), hist, n, nbins)
+    np.testing.assert_array_equal(hist.get(), np.bincount(x & (nbins - 1), minlength=nbins))
 
 
 @pytest.mark.parametrize("n,block", [(1, 1), (1000, 256), (3000, 1024), (100, 7)])
