@@ -47,6 +47,24 @@ extern "C" __global__ void branches(int* hits, int k, int m, float f) {
   if (tid > k && tid <= k + 5) hits[8 * n + t] = 1;
 }
 
+// The same inside branches that a warp operation makes run with a mask: of whole
+// warps (a range of threads: just those the inner branch selects), and of every
+// third thread (not a range: every thread of the mask tests the condition).
+extern "C" __global__ void branches_in_masks(int* hits, int k, int m, int warps) {
+  hits[threadIdx.x] = 0;
+  hits[blockDim.x + threadIdx.x] = 0;
+  __syncthreads();
+  if ((int)(threadIdx.x / warpSize) < warps) {
+    const int v = __shfl_down((int)threadIdx.x, 0);
+    const int lane = threadIdx.x % m;
+    if (lane == k) hits[threadIdx.x] = v + 1;
+  }
+  if (threadIdx.x % 3 == 0) {
+    const int v = __shfl_down((int)threadIdx.x, 0);
+    if (threadIdx.x < k) hits[blockDim.x + threadIdx.x] = v + 1;
+  }
+}
+
 // A tree reduction: the branch narrows as the stride halves.
 extern "C" __global__ void tree(const float* in, float* out, int n) {
   __shared__ float s[1024];
@@ -104,6 +122,23 @@ def test_branches_on_the_thread_index(device, rng, block, k, m):
     finally:
         recover(device)
     np.testing.assert_array_equal(hits.get(), expected_branches(bx, by, k, m, np.float32(f)))
+
+
+@pytest.mark.parametrize(
+    "block, k, m, warps", [(256, 0, 64, 2), (256, 5, 16, 3), (300, 299, 7, 5), (128, 1, 2, 0)]
+)
+def test_branches_inside_masked_branches(device, rng, block, k, m, warps):
+    mod = compile_once(SOURCE)
+    hits = hipkit.zeros(2 * block, np.int32)
+    try:
+        mod.get_function("branches_in_masks")[1, block](hits, k, m, warps)
+    finally:
+        recover(device)
+    t = np.arange(block)
+    in_warps = (t // device.warp_size < warps) & (t % m == k)
+    thirds = (t % 3 == 0) & (t < k)
+    want = np.concatenate([np.where(in_warps, t + 1, 0), np.where(thirds, t + 1, 0)]).astype(np.int32)
+    np.testing.assert_array_equal(hits.get(), want)
 
 
 @pytest.mark.parametrize("n, block", [(1, 64), (7, 64), (1000, 256), (4096, 1024), (777, 128)])

@@ -136,9 +136,9 @@ class Regions(SplitState):
         # A region of one `if` that selects threads by their x index, none of
         # whose variables outlives it: over just those threads (thread_sets.py).
         restricted = None
-        if not (jumps or ctx.mask or self.uses_exits or any(v.kind != "remat" for v in declared.values())):
+        if not (jumps or self.uses_exits or any(v.kind != "remat" for v in declared.values())):
             restricted = thread_set_loop(
-                self, region, subs, lambda text: f"{{ {prologue}\n{{ {text}\n}} }}", loop
+                self, region, subs, lambda text: f"{{ {prologue}\n{{ {text}\n}} }}", loop, ctx.mask
             )
         if restricted is not None:
             loop = restricted

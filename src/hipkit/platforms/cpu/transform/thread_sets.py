@@ -32,11 +32,14 @@ _COMPARISON = {
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 
 
-def thread_set_loop(state: SplitState, region: list[Stmt], subs: dict, wrap, loop: str) -> str | None:
+def thread_set_loop(
+    state: SplitState, region: list[Stmt], subs: dict, wrap, loop: str, mask: str | None = None
+) -> str | None:
     """The C++ that runs ``region`` over just the threads its last statement's
-    ``if`` selects, falling back to ``loop`` (the region over every thread),
-    or None if the region does not have that shape.  ``wrap(text)`` is the
-    per-thread code of the region around its statements' text."""
+    ``if`` selects, falling back to ``loop`` (the region over every thread, or
+    over those of ``mask``, the enclosing construct's), or None if the region
+    does not have that shape.  ``wrap(text)`` is the per-thread code of the
+    region around its statements' text."""
     toks = state.toks
     *before, last = region
     if last.kind != "if" or len(last.children) != 1:
@@ -56,10 +59,11 @@ def thread_set_loop(state: SplitState, region: list[Stmt], subs: dict, wrap, loo
     lo, hi = region[0].start, region[-1].end + 1
     fast = wrap(state.emit_slice(lo, hi, {**subs, last.cond[0]: (last.cond[1] - 1, "true")}))
     s = state._new("s")
+    within = f"::__hk::thread_set_in(__hk_b, {mask}, " if mask else "::__hk::thread_set_of(__hk_b, "
     tls = "::threadIdx = threadIdx; " if state.set_tls else ""
     head = f"const hk_index3 threadIdx = {{static_cast<unsigned>(__t), 0, 0}}; {tls}"
     return (
-        f"{{ const ::__hk::thread_set {s} = ::__hk::thread_set_of(__hk_b, {', '.join(conjuncts)});\n"
+        f"{{ const ::__hk::thread_set {s} = {within}{', '.join(conjuncts)});\n"
         f"if ({s}.step == 1) {{\n#pragma GCC ivdep\n"
         f"for (int __t = {s}.lo; __t < {s}.hi; ++__t) {{ {head}\n{fast}\n}}\n"
         f"}} else if ({s}.step > 1) {{\n"

@@ -144,6 +144,19 @@ thread_set thread_set_of(const block& b, const Conjuncts&... conjuncts) {
   return s;
 }
 
+// The same among the threads of a mask, when they are a range of a 1-D block (a
+// branch's warp, say), or step 0.
+template <class... Conjuncts>
+thread_set thread_set_in(const block& b, const mask& m, const Conjuncts&... conjuncts) {
+  if (!m.dense_1d(b)) return thread_set{0, b.n, 0};
+  thread_set s = thread_set_of(b, conjuncts...);
+  if (s.step == 0) return s;
+  if (m.lo > s.lo) s.lo += (m.lo - s.lo + s.step - 1) / s.step * s.step;
+  if (m.hi < s.hi) s.hi = m.hi;
+  if (s.hi < s.lo) s.hi = s.lo;
+  return s;
+}
+
 }  // namespace __hk
 
 #endif  // HIPKIT_CPU_EXEC_THREAD_SET_H
