@@ -250,6 +250,8 @@ class Splitter(WarpOps):
             if part and self._has_sync(*part):
                 raise Unsupported("warp operation in a loop header")
         has_jumps = any(True for _ in jumps_of_loop(body))
+        if not has_jumps and self._uniform_loop(init, cond, inc, body) and self._shift_rounds(stmt, ctx):
+            return
         self.out.append("{ const ::__hk::scratch_mark __hk_mark(__hk_b);")
         self.scopes.append({})
         uniform = self._uniform_loop(init, cond, inc, body)

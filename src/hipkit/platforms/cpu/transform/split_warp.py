@@ -4,7 +4,8 @@ A region computes the call's arguments for every thread, a helper of the
 CPU's executor (``::__hk::split_*``, hipkit_cpu/exec_warp_ops.h) combines them
 lane by lane, and the statement then runs as a region reading its own result.
 ``v += __shfl_down(v, d)`` and its kin, with ``d`` uniform, are fused into
-one pass.
+one pass, and a uniform loop of nothing but such a statement (the warp
+reduction's idiom) into rounds over each warp in vector registers.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ....cxx.lexer import IDENT
 from ....cxx.statements import Stmt
 from .analysis import BARRIERS, SYNC_NAMES, SYNC_OPS
 from .split_regions import Regions
-from .split_state import Ctx, Unsupported
+from .split_state import Ctx, Unsupported, Var
 
 
 class WarpOps(Regions):
@@ -53,29 +54,90 @@ class WarpOps(Regions):
         and the value is a variable's own per-thread array, lanes go in the
         order in which each reads its source before that lane's statement
         updates it.  Returns False if the statement does not fit."""
+        shift = self._shift(stmt, name_index, close, ctx, ("shfl_down", "shfl_up"))
+        if shift is None:
+            return False
+        storage, delta, apply = shift
+        self.out.append(
+            f"::__hk::split_shift_apply(__hk_b, {self._mask_pointer(ctx)}, {self._exits()}, {storage}, "
+            f"{delta}, {apply});"
+        )
+        return True
+
+    def _shift_rounds(self, stmt: Stmt, ctx: Ctx) -> bool:
+        """A uniform ``for`` loop whose body is only ``v OP= __shfl_down(v, d)``
+        (OP one of + - * & | ^), the warp reduction's idiom: its rounds over each
+        warp in vector registers (exec_warp_rounds.h), the loop's header run once
+        a warp.  Returns False, having emitted nothing, if the loop does not fit."""
+        toks = self.toks
+        body = stmt.children[0]
+        inner = body.children if body.kind == "compound" else [body]
+        init, (clo, chi), (ilo, ihi) = stmt.init, stmt.cond, stmt.inc
+        if stmt.kind != "for" or init[1] <= init[0] or len(inner) != 1 or inner[0].kind != "simple":
+            return False
+        s = inner[0]
+        name_index = s.start + 2
+        op = toks[s.start + 1].text
+        if op not in ("+=", "-=", "*=", "&=", "|=", "^=") or toks[name_index + 1].text != "(":
+            return False
+        close = match_close(toks, name_index + 1)
+        if close + 1 != s.end or toks[name_index].text not in SYNC_OPS:
+            return False
+        decl = parse_declaration(toks, init[0], init[1])
+        if decl is None:
+            return False
+        self.scopes.append(
+            {toks[d.name_index].text: Var(toks[d.name_index].text, "uniform") for d in decl.declarators}
+        )
+        try:
+            shift = self._shift(s, name_index, close, ctx, ("shfl_down",))
+            value = split_top(toks, name_index + 2, close)[SYNC_OPS[toks[name_index].text][1]]
+            if shift is None or toks[value[0]].text != toks[s.start].text:  # v folds itself
+                return False
+            storage, delta, apply = shift
+            header = self.emit_slice(init[0], init[1] + 1, {})
+            cond = self.emit_slice(clo, chi, {}) if chi > clo else "true"
+            step = f"{self.emit_slice(ilo, ihi, {})};" if ihi > ilo else ""
+        finally:
+            self.scopes.pop()
+        self.out.append(
+            f"::__hk::split_shift_rounds(__hk_b, {self._mask_pointer(ctx)}, {self._exits()}, {storage}, "
+            f"[&](auto&& __hk_round) {{ {header} while ({cond}) {{ __hk_round({delta}); {step} }} }}, "
+            f"{apply}, [](auto __hk_p, auto __hk_q) {{ return __hk_p {op[0]} __hk_q; }});"
+        )
+        return True
+
+    def _shift(
+        self, stmt: Stmt, name_index: int, close: int, ctx: Ctx, helpers: tuple[str, ...]
+    ) -> tuple[str, str, str] | None:
+        """For a statement whose one warp operation, at ``name_index``, shifts a
+        per-thread variable by a uniform delta: the variable's storage, the delta
+        (negative up) and the statement as a function of the thread and its
+        shifted value.  None if it is not such a statement."""
         toks = self.toks
         name = toks[name_index].text
         helper, first = SYNC_OPS[name]
         args = split_top(toks, name_index + 2, close)[first:]
-        if helper not in ("shfl_down", "shfl_up") or len(args) != 2:
-            return False
+        if helper not in helpers or len(args) != 2:
+            return None
         (vlo, vhi), (dlo, dhi) = args
         var = self._lookup(toks[vlo].text) if vhi == vlo + 1 else None
         if var is None or var.kind != "storage" or not self.is_uniform(dlo, dhi, allow_thread=False):
-            return False
+            return None
         delta = f"::__hk::clamp_delta({self._text(dlo, dhi)})"
         if helper == "shfl_up":
             delta = f"-{delta}"
         sample = f"{name}({', '.join(['0ull'] * first + [f'{var.storage}[0]', '0u'])})"
         tls = "::threadIdx = threadIdx; " if self.set_tls else ""
         body = self.emit_slice(stmt.start, stmt.end + 1, {name_index: (close, "__hk_r")})
-        exits = "__hk_x" if self.uses_exits else "nullptr"
-        self.out.append(
-            f"::__hk::split_shift_apply(__hk_b, {self._mask_pointer(ctx)}, {exits}, {var.storage}, {delta}, "
+        apply = (
             f"[&](int __t, decltype({sample}) __hk_r) {{ const hk_index3 threadIdx = __hk_b.tid(__t); "
-            f"{tls}{self._prologue()}\n{{ {body}\n}} }});"
+            f"{tls}{self._prologue()}\n{{ {body}\n}} }}"
         )
-        return True
+        return var.storage, delta, apply
+
+    def _exits(self) -> str:
+        return "__hk_x" if self.uses_exits else "nullptr"
 
     def _extract(self, name_index: int, close: int, ctx: Ctx) -> str:
         """Emit the argument region and the lane computation of one call;
@@ -115,6 +177,6 @@ class WarpOps(Regions):
         sample = ", ".join(f"{a}[0]" for a in operands)
         self.out.append(f"auto* const {result} = ::__hk::per_thread<decltype({name}({sample}))>(__hk_b);")
         used = "".join(f", {a}" for a in operands[first:])
-        active = f"{self._mask_pointer(ctx)}, {'__hk_x' if self.uses_exits else 'nullptr'}"
+        active = f"{self._mask_pointer(ctx)}, {self._exits()}"
         self.out.append(f"::__hk::split_{helper}(__hk_b, {active}, {result}{used});")
         return f"{result}[__t]"

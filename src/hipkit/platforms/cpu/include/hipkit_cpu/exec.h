@@ -7,6 +7,7 @@
 // - exec_mask.h: the threads taking part in a split kernel's constructs;
 // - exec_thread_set.h: the threads a region's `if` selects by threadIdx.x;
 // - exec_warp_ops.h: warp and block operations of split kernels;
+// - exec_warp_rounds.h: a loop of shuffles folding a variable, in registers;
 // - exec_local_atomics.h: atomics on a block's own shared memory;
 // - exec_kernel.h: fibers, namespace-scope extern __shared__, a kernel's
 //   assert, kernel descriptors.
@@ -17,6 +18,7 @@
 #include "exec_mask.h"
 #include "exec_thread_set.h"
 #include "exec_warp_ops.h"
+#include "exec_warp_rounds.h"
 #include "exec_local_atomics.h"
 #include "exec_kernel.h"
 
