@@ -102,7 +102,8 @@ class WarpOps(Regions):
             self.scopes.pop()
         self.out.append(
             f"::__hk::split_shift_rounds(__hk_b, {self._mask_pointer(ctx)}, {self._exits()}, {storage}, "
-            f"[&](auto&& __hk_round) {{ {header} while ({cond}) {{ __hk_round({delta}); {step} }} }}, "
+            f"[&](auto&& __hk_round) __attribute__((always_inline)) {{ {header} while ({cond}) {{ "
+            f"__hk_round({delta}); {step} }} }}, "
             f"{apply}, [](auto __hk_p, auto __hk_q) {{ return __hk_p {op[0]} __hk_q; }});"
         )
         return True

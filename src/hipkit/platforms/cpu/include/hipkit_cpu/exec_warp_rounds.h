@@ -94,9 +94,12 @@ struct warp_vectors {
 // is the statement for thread t with r its shuffled value, and `op(a, b)` the same
 // operation on numbers and on vectors.  Whole warps of a block every thread of which
 // takes part go through registers, warp by warp; any other block takes one pass
-// over its threads a round, as the statement alone would.
+// over its threads a round, as the statement alone would.  Always inlined: called,
+// it would take the block's address through its closures, and every byte store of
+// the kernel's masks could then alias the block's sizes (no loop over threads
+// would vectorize).
 template <class V, class Loop, class F, class Op>
-inline void split_shift_rounds(const block& b, const mask* m, const unsigned char* x, V* v, Loop loop, F f,
+__attribute__((always_inline)) inline void split_shift_rounds(const block& b, const mask* m, const unsigned char* x, V* v, Loop loop, F f,
                                Op op) {
   using W = warp_vectors<V>;
   if constexpr (W::fits) {
@@ -106,13 +109,13 @@ inline void split_shift_rounds(const block& b, const mask* m, const unsigned cha
       for (int w = m ? m->lo : 0, end = m ? m->hi : b.n; w < end; w += warpSize) {
         typename W::vec r[W::R];
         for (int j = 0; j < W::R; ++j) r[j] = *reinterpret_cast<const typename W::loose*>(v + w + j * W::L);
-        loop([&](int delta) { W::round(r, delta, op); });
+        loop([&](int delta) __attribute__((always_inline)) { W::round(r, delta, op); });
         for (int j = 0; j < W::R; ++j) *reinterpret_cast<typename W::loose*>(v + w + j * W::L) = r[j];
       }
       return;
     }
   }
-  loop([&](int delta) { split_shift_apply(b, m, x, v, delta, f); });
+  loop([&](int delta) __attribute__((always_inline)) { split_shift_apply(b, m, x, v, delta, f); });
 }
 
 }  // namespace __hk
