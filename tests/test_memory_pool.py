@@ -260,3 +260,31 @@ def test_threads_allocating_and_dropping_leave_the_accounting_whole(device, pool
     assert pool.used_bytes() == used
     assert pool.total_bytes() == used + pool.free_bytes()
     assert sum(b.size for b in pool.blocks() if not b.live) == pool.free_bytes()
+
+
+def test_library_results_are_for_the_call_s_stream(device, pool, rng):
+    """A result dropped while its stream's work may still be queued goes back to that
+    stream's blocks, never to the null stream's."""
+    stream = hipkit.Stream(device, non_blocking=True)
+    results = []
+    try:
+        hipkit.hipfft.provider()
+        x = hipkit.to_device(rng.standard_normal(256).astype(np.complex64))
+        results.append(hipkit.fft.fft(x, stream=stream))
+    except hipkit.hipfft.HipfftError:
+        pass  # no FFT here: the check is BLAS's
+    try:
+        a = hipkit.to_device(rng.standard_normal((8, 8)).astype(np.float32))
+        results.append(hipkit.blas.matmul(a, a, stream=stream))
+    except hipkit.hipblas.HipblasError:
+        pass  # no BLAS here
+    if not results:
+        pytest.skip("neither FFT nor BLAS is served here")
+    streams = {b.ptr: b.stream for b in pool.blocks()}
+    assert [streams[r.ptr] for r in results] == [stream.handle] * len(results)
+    stream.synchronize()
+    ptrs = {r.ptr for r in results}
+    sizes = [(r.shape, r.dtype) for r in results]
+    del results
+    again = [hipkit.empty(shape, dtype) for shape, dtype in sizes]  # on the null stream
+    assert ptrs.isdisjoint(b.ptr for b in again)
