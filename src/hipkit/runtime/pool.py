@@ -18,7 +18,9 @@ and go only to later allocations on that stream, whose work is ordered after
 whatever used the block.  hipkit has no current stream: an allocation is on the
 null stream unless it names one (``hipkit.empty(..., stream=s)``,
 ``hipkit.to_device(x, stream=s)``).  Memory used on a stream other than its own
-must be synchronized before it is dropped, as in CuPy.
+must be synchronized before it is dropped, as in CuPy.  The blocks are kept by the
+stream's handle: a destroyed stream's stay cached until :meth:`MemoryPool.free_all_blocks`,
+a limit or an out-of-memory error frees them (or a new stream gets the same handle).
 
 A device reset frees the device's memory: the pool then forgets its blocks (live
 and cached) without freeing them again, and never hands out memory of an earlier
@@ -236,20 +238,26 @@ class MemoryPool:
     def used_bytes(self) -> int:
         """Bytes of the blocks that allocations hold (rounded sizes)."""
         self._enter()
-        self._exit()
-        return self._used
+        try:
+            return self._used
+        finally:
+            self._exit()
 
     def free_bytes(self) -> int:
         """Bytes of the cached blocks, free for reuse."""
         self._enter()
-        self._exit()
-        return self._cached
+        try:
+            return self._cached
+        finally:
+            self._exit()
 
     def total_bytes(self) -> int:
         """Bytes the pool has from the platform: used plus cached."""
         self._enter()
-        self._exit()
-        return self._used + self._cached
+        try:
+            return self._used + self._cached
+        finally:
+            self._exit()
 
     def n_free_blocks(self) -> int:
         """How many cached blocks there are."""
