@@ -70,3 +70,18 @@ def rng(request) -> np.random.Generator:
     seed = np.random.SeedSequence().entropy % (2**32)
     request.node.user_properties.append(("seed", seed))
     return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def memory_uncached(request):
+    """For tests that count the runtime's calls: the device's memory pool caches
+    nothing during the test, so that every array's memory is one malloc and one free
+    of the platform, whatever earlier tests left in the pool."""
+    if "device" not in request.fixturenames:
+        yield
+        return
+    pool = hipkit.get_default_memory_pool(request.getfixturevalue("device"))
+    caching = pool.caching
+    pool.set_caching(False)
+    yield
+    pool.set_caching(caching)

@@ -17,6 +17,9 @@ from hipkit import hip
 from hipkit.platforms.base.platform import Platform
 from hipkit.runtime import hooks
 
+# These tests count the runtime's calls: every array's memory is one malloc and one free.
+pytestmark = pytest.mark.usefixtures("memory_uncached")
+
 SOURCE = r"""
 extern "C" __global__ void vectorAdd(const float* A, const float* B, float* C, int N) {
     int idx = blockIdx.x * blockDim.x + threadIdx.x;

@@ -24,6 +24,9 @@ from hipkit.profiler.records import busy_ns
 from hipkit.profiler.trace import Trace
 from hipkit.runtime import hooks
 
+# These tests count the runtime's calls: every array's memory is one malloc and one free.
+pytestmark = pytest.mark.usefixtures("memory_uncached")
+
 SOURCE = r"""
 extern "C" __global__ void vectorAdd(const float* A, const float* B, float* C, int N) {
     int idx = blockIdx.x * blockDim.x + threadIdx.x;

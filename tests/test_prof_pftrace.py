@@ -23,6 +23,9 @@ import hipkit
 from hipkit.profiler import _pftrace
 from hipkit.profiler.trace import Trace, from_file
 
+# These tests count the runtime's calls: every array's memory is one malloc and one free.
+pytestmark = pytest.mark.usefixtures("memory_uncached")
+
 pb = pytest.importorskip(
     "perfetto.protos.perfetto.trace.perfetto_trace_pb2",
     reason="the perfetto package (Perfetto's trace protos; pip install -e '.[test]') is not installed",

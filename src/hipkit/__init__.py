@@ -52,6 +52,8 @@ _EXPORTS = {
     "to_device": ".runtime.memory",
     "zeros": ".runtime.memory",
     "zeros_like": ".runtime.memory",
+    "MemoryPool": ".runtime.pool",
+    "get_default_memory_pool": ".runtime.pool",
     "Kernel": ".runtime.module",
     "Module": ".runtime.module",
     "compile": ".runtime.module",
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
         zeros_like,
     )
     from .runtime.module import Kernel, Module, compile
+    from .runtime.pool import MemoryPool, get_default_memory_pool
     from .runtime.stream import Event, Stream
 
 
@@ -111,6 +114,7 @@ __all__ = [
     "Graph",
     "HipError",
     "Kernel",
+    "MemoryPool",
     "Module",
     "Profile",
     "Stream",
@@ -121,6 +125,7 @@ __all__ = [
     "empty_like",
     "empty_pinned",
     "from_dlpack",
+    "get_default_memory_pool",
     "get_device",
     "graph",
     "hipError_t",

@@ -217,6 +217,13 @@ VARIABLES: dict[str, Variable] = {
             "with HIPKIT_CXX on first use, the fastest) or bindings (cuda-bindings' call).",
         ),
         Variable(
+            "HIPKIT_MEMORY_POOL",
+            _flag,
+            True,
+            "on: device arrays' memory is cached by a pool per device and reused (as CuPy's); "
+            "off: every array's memory is the platform's malloc and is freed with the array.",
+        ),
+        Variable(
             "HIPKIT_OPENBLAS",
             str,
             "",

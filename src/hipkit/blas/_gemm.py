@@ -107,7 +107,7 @@ def gemm(
     ta, ca = transpose(trans_a, "trans_a", complex_)
     tb, cb = transpose(trans_b, "trans_b", complex_)
     m, n, k = _shapes(a, b, ta, tb)
-    result, c = _output(operands, out, (m, n), dtype, beta)
+    result, c = _output(operands, out, (m, n), dtype, beta, stream)
     op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, c, ta, ca, tb, cb)
     rows, cols = (n, m) if swapped else (m, n)
     handle = handle_of(operands.device)  # type: ignore[arg-type]
@@ -125,13 +125,14 @@ def gemm(
 
 
 def _output(
-    operands: Operands, out: Any, shape: tuple[int, ...], dtype: np.dtype, beta: Any
+    operands: Operands, out: Any, shape: tuple[int, ...], dtype: np.dtype, beta: Any, stream: Any
 ) -> tuple[Any, DeviceArray]:
-    """(what to return, its device array): ``out`` as given, or a new array."""
+    """(what to return, its device array): ``out`` as given, or a new array (its
+    memory for ``stream``, the product's)."""
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta!r} with no out to accumulate into (give out, or beta=0)")
-        made = empty(shape, dtype, operands.device)
+        made = empty(shape, dtype, operands.device, stream=stream)
         return made, made
     target = operands.array(out, "out")
     same_dtype(target, dtype, "out", "a")
@@ -185,7 +186,7 @@ def matmul(a: Any, b: Any, out: Any = None, *, allow_tf32: bool = False, stream:
         ) from None
     stride_a = _batch_stride(a, batch, "a", broadcast=True)
     stride_b = _batch_stride(b, batch, "b", broadcast=True)
-    result, c = _output(operands, out, (*batch, m, n), dtype, 0)
+    result, c = _output(operands, out, (*batch, m, n), dtype, 0, stream)
     stride_c = _batch_stride(c, batch, "out", broadcast=False)
     count = int(np.prod(batch))
     op1, op2, first, ld1, second, ld2, ldc, swapped = _plan(a, b, c, 0, 0, 0, 0)
@@ -237,7 +238,7 @@ def gemm_batched(
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta!r} with no out to accumulate into (give out, or beta=0)")
-        c_list = [empty((m, n), dtype, operands.device) for _ in a_list]
+        c_list = [empty((m, n), dtype, operands.device, stream=stream) for _ in a_list]
     else:
         c_list = _alike(operands, out, "out")
         same_dtype(c_list[0], dtype, "out[0]", "a[0]")

@@ -11,6 +11,8 @@ ValueError names the argument, and a contiguous copy (``x.copy()``) is the remed
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..hipblas import HIPBLAS_OP_C, HIPBLAS_OP_N, HIPBLAS_OP_T
@@ -122,9 +124,12 @@ def vector(x: DeviceArray, name: str) -> tuple[int, int, int]:
     return n, x.ptr if inc > 0 else x.ptr + (n - 1) * stride, inc
 
 
-def new_matrix(shape: tuple[int, int], dtype: np.dtype, device: Device, stored: int) -> DeviceArray:
-    """A new matrix whose storage is as ``stored`` says (1: C order, 0: Fortran order)."""
+def new_matrix(
+    shape: tuple[int, int], dtype: np.dtype, device: Device, stored: int, stream: Any
+) -> DeviceArray:
+    """A new matrix whose storage is as ``stored`` says (1: C order, 0: Fortran order),
+    its memory for ``stream`` (the call's)."""
     if stored:
-        return empty(shape, dtype, device)
-    base = empty((shape[1], shape[0]), dtype, device)
+        return empty(shape, dtype, device, stream=stream)
+    base = empty((shape[1], shape[0]), dtype, device, stream=stream)
     return DeviceArray(shape, dtype, ptr=base.ptr, owner=base, device=device, strides=base.strides[::-1])

@@ -65,7 +65,7 @@ def copy(x: Any, out: Any = None, *, stream: Any = None) -> Any:
     if out is None:
         operands = Operands(x)
         source = operands.array(x, "x")
-        out = empty(source.shape[:1], source.dtype, operands.device)
+        out = empty(source.shape[:1], source.dtype, operands.device, stream=stream)
     call = Call(_COPY, stream, x=x, y=out)
     n, px, incx, py, incy = call.pair()
     call.routine(call.h, n, px, incx, py, incy)

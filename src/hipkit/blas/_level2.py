@@ -59,7 +59,7 @@ def _vector_out(call: Call, out: Any, length: int, beta: Any) -> tuple[Any, Devi
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta!r} with no out to accumulate into (give out, or beta=0)")
-        made = empty((length,), call.dtype, call.operands.device)
+        made = empty((length,), call.dtype, call.operands.device, stream=call.stream)
         return made, made
     target = call.operands.array(out, "out")
     if target.dtype != call.dtype:
@@ -95,7 +95,7 @@ def gemv(
     stored, lda = matrix(matrix_, "a")
     storage = (n, m) if stored else (m, n)
     if c and not (t ^ stored):  # A^H of C-order storage: conj(y) = conj(alpha) A^T conj(x) + ...
-        temporary = empty((nx,), call.dtype, call.operands.device)
+        temporary = empty((nx,), call.dtype, call.operands.device, stream=call.stream)
         _COPY[call.dtype](call.h, nx, px, incx, temporary.ptr, 1)
         conjugate(call, call.dtype, temporary.ptr, nx, 1)
         if beta != 0:
@@ -131,7 +131,7 @@ def ger(x: Any, y: Any, a: Any, *, alpha: Any = 1.0, conj: bool = False, stream:
     elif not conj:  # A^T += alpha y x^T
         call.routine(call.h, n, m, alpha, py, incy, px, incx, matrix_.ptr, lda)
     else:  # A^T += alpha conj(y) x^T
-        temporary = empty((n,), call.dtype, call.operands.device)
+        temporary = empty((n,), call.dtype, call.operands.device, stream=call.stream)
         _COPY[call.dtype](call.h, n, py, incy, temporary.ptr, 1)
         conjugate(call, call.dtype, temporary.ptr, n, 1)
         call.routine(call.h, n, m, alpha, temporary.ptr, 1, px, incx, matrix_.ptr, lda)

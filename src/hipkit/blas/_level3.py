@@ -46,7 +46,7 @@ def _out(call: Call, out: Any, shape: tuple[int, int], stored: int, beta: Any) -
     if out is None:
         if beta != 0:
             raise ValueError(f"beta: {beta!r} with no out to accumulate into (give out, or beta=0)")
-        made = new_matrix(shape, call.dtype, call.operands.device, stored)  # type: ignore[arg-type]
+        made = new_matrix(shape, call.dtype, call.operands.device, stored, call.stream)  # type: ignore[arg-type]
         return made, made
     target = call.operands.array(out, "out")
     if target.dtype != call.dtype:

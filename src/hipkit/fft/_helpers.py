@@ -47,7 +47,7 @@ def _shift(value: Any, axes: int | Sequence[int] | None, inverse: bool, stream: 
         shift[axis] = (shift[axis] + (n // 2 if inverse else n - n // 2)) % max(n, 1)
     if x.dtype.kind not in "fc" or x.itemsize not in (4, 8, 16):
         raise TypeError(f"fftshift: dtype {x.dtype} is not served (float32, float64, complex64, complex128)")
-    out = empty(x.shape, x.dtype, device=x.device)
+    out = empty(x.shape, x.dtype, device=x.device, stream=stream)
     size = x.itemsize
     kernels(x.device).gather(out, x, x.shape, tuple(st // size for st in x.strides), tuple(shift), stream)
     if x is not value:

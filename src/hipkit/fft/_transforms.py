@@ -171,7 +171,7 @@ def transform(
     for a, m in zip(axes, out_len, strict=True):
         result_shape[a] = m
     if 0 in out_shape:
-        out = empty(out_shape, out_dtype, device=device)
+        out = empty(out_shape, out_dtype, device=device, stream=stream)
         return _in_array_order(out, order, result_shape)
 
     library = library_of(device, "hipkit.fft")
@@ -181,7 +181,7 @@ def transform(
             layout = _layout(x, batch_axes, axes, in_len)
     source, own = x, False
     if layout is None:
-        source = empty([*batch_shape, *in_len], in_dtype, device=device)
+        source = empty([*batch_shape, *in_len], in_dtype, device=device, stream=stream)
         size = x.itemsize
         kernels(device).gather(
             source,
@@ -202,7 +202,7 @@ def transform(
     elif out is not None and direct:
         result = out
     else:
-        result = empty(out_shape, out_dtype, device=device)
+        result = empty(out_shape, out_dtype, device=device, stream=stream)
     onembed, ostride, odist = (
         (None, 1, math.prod(out_len)) if inembed is None else (out_len, 1, math.prod(out_len))
     )

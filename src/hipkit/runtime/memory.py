@@ -15,6 +15,7 @@ array([1., 4.], dtype=float32)
 from __future__ import annotations
 
 import ctypes
+import math
 import weakref
 from typing import Any
 
@@ -24,25 +25,36 @@ from .._errors import HipError, hipError_t
 from ..platforms.base.platform import DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE, kDLCPU
 from . import _dlpack
 from .device import Device, get_device
+from .pool import get_default_memory_pool
 from .stream import stream_handle
 
 
 class Allocation:
-    """Owns ``nbytes`` of device memory, freed when the last reference goes.
+    """Owns ``nbytes`` of device memory from the device's memory pool, given back
+    when the last reference goes.
 
-    A device reset frees all memory: the allocation is then *stale* and
-    :meth:`check` raises instead of letting a kernel touch freed memory.
+    ``stream`` (default: the null stream) is the stream the memory is for: once given
+    back, it serves only later allocations on that stream (see
+    :mod:`hipkit.runtime.pool`).  A device reset frees all memory: the allocation is
+    then *stale* and :meth:`check` raises instead of letting a kernel touch freed
+    memory.
     """
 
-    def __init__(self, nbytes: int, device: Device | None = None):
+    def __init__(self, nbytes: int, device: Device | None = None, stream=None):
         if nbytes < 0:
             raise ValueError(f"negative allocation size {nbytes}")
         self.device = device or get_device()
-        platform, native = self.device.platform, self.device._native
         self.nbytes = nbytes
-        self.generation = platform.reset_generation(native)
-        self.ptr = platform.malloc(native, nbytes) if nbytes else 0
-        self._finalizer = weakref.finalize(self, _free, platform, native, self.ptr, self.generation)
+        if nbytes:
+            pool = get_default_memory_pool(self.device)
+            self.ptr, self.generation = pool.malloc(nbytes, stream_handle(stream))
+            self._finalizer: weakref.finalize | None = weakref.finalize(
+                self, pool.free, self.ptr, self.generation
+            )
+        else:
+            self.ptr = 0
+            self.generation = self.device.platform.reset_generation(self.device._native)
+            self._finalizer = None
 
     def check(self) -> None:
         """Raise if a device reset has freed this memory."""
@@ -51,16 +63,11 @@ class Allocation:
             raise HipError(hipError_t.hipErrorInvalidHandle, "this memory was freed by a device reset")
 
     def free(self) -> None:
-        """Free now rather than when garbage-collected."""
-        self._finalizer()
-
-
-def _free(platform, native: int, ptr: int, generation: int) -> None:
-    if ptr and platform.reset_generation(native) == generation:
-        try:
-            platform.free(native, ptr)
-        except HipError:
-            pass  # a sticky error: the memory goes with the next reset
+        """Give the memory back now rather than when garbage-collected: to the pool,
+        which reuses it for the next allocation of its size and stream
+        (``HIPKIT_MEMORY_POOL=off``: to the platform at once)."""
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 class DeviceArray:
@@ -76,7 +83,7 @@ class DeviceArray:
     def __init__(
         self, shape, dtype, *, ptr: int, owner: Any, device: Device, strides: tuple[int, ...] | None = None
     ):
-        self.shape = tuple(int(n) for n in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = np.dtype(dtype)
         self.strides = tuple(strides) if strides is not None else _c_strides(self.shape, self.dtype.itemsize)
         self.ptr = int(ptr)
@@ -318,15 +325,16 @@ def _strided_view(buffer: np.ndarray, offset: int, shape, strides, dtype) -> np.
 # ------------------------------------------------------------------ factories
 
 
-def empty(shape, dtype=np.float32, device: Device | None = None) -> DeviceArray:
-    """An uninitialized device array."""
+def empty(shape, dtype=np.float32, device: Device | None = None, *, stream=None) -> DeviceArray:
+    """An uninitialized device array, its memory from the device's pool for work on
+    ``stream`` (default: the null stream; see :mod:`hipkit.runtime.pool`)."""
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
     dtype = np.dtype(dtype)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimension in {shape}")
     device = device or get_device()
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    alloc = Allocation(nbytes, device)
+    nbytes = math.prod(map(int, shape)) * dtype.itemsize  # not np.prod: 3 us of a 10 us call
+    alloc = Allocation(nbytes, device, stream)
     return DeviceArray(shape, dtype, ptr=alloc.ptr, owner=alloc, device=device)
 
 
@@ -390,9 +398,10 @@ def empty_pinned(shape, dtype=np.float32, device: Device | None = None) -> np.nd
 
 
 def to_device(array, dtype=None, device: Device | None = None, stream=None) -> DeviceArray:
-    """Copy a host array (or anything NumPy can convert) to a new device array."""
+    """Copy a host array (or anything NumPy can convert) to a new device array (its
+    memory for work on ``stream``, which the copy is queued on)."""
     host = np.asarray(array, dtype=dtype)
-    out = empty(host.shape, host.dtype, device)
+    out = empty(host.shape, host.dtype, device, stream=stream)
     out.set(host, stream=stream)
     return out
 
