@@ -320,36 +320,67 @@ def found_cupti() -> toolkit.Cupti:
         pytest.skip(str(exc))
 
 
-@pytest.fixture(scope="module", params=["cpu", "nvidia"])
-def blas_traced_on(request, tmp_path_factory) -> tuple[str, Path]:
-    """native_programs/traced_blas.cpp (-lhipblas) for each platform that can run it here."""
-    platform = request.param
-    if platform == "cpu" and OPENBLAS_MISSING:
+# Library programs of native_programs/: (source, library, the calls each program
+# makes, those of them that launch kernels).
+TRACED_LIBRARIES = {
+    "blas": (
+        "traced_blas.cpp",
+        "-lhipblas",
+        {"hipblasSetStream", "hipblasSgemm", "hipblasSdot", "hipblasDestroy"},
+        ("hipblasSgemm", "hipblasSdot"),
+    ),
+    "fft": (
+        "traced_fft.cpp",
+        "-lhipfft",
+        {"hipfftPlan1d", "hipfftSetStream", "hipfftExecC2C", "hipfftDestroy"},
+        ("hipfftExecC2C",),
+    ),
+}
+
+
+def traced_result(library: str, n: int) -> float:
+    """What the library program prints, from the inputs it makes."""
+    if library == "blas":
+        a = (np.arange(n * n) % 7 - 3).reshape(n, n, order="F").astype(np.float64)
+        return float(((a @ a.T) ** 2).sum())
+    i = np.arange(3 * n)
+    x = (i % 7 - 3) + 1j * (i % 5 - 2)
+    return float(n * n * (np.abs(x) ** 2).sum())  # forward and back: n times, squared
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(library, platform) for library in TRACED_LIBRARIES for platform in ("cpu", "nvidia")],
+)
+def library_traced_on(request, tmp_path_factory) -> tuple[str, str, Path]:
+    """A library program of native_programs/ for each platform that can run it here."""
+    library, platform = request.param
+    if platform == "cpu" and library == "blas" and OPENBLAS_MISSING:
         pytest.skip(OPENBLAS_MISSING)
     if platform == "nvidia" and not (gpu_present() and find_nvcc()):
-        pytest.skip("no NVIDIA GPU and nvcc here (BLAS programs are compiled for NVIDIA in test_rocblas)")
-    directory = tmp_path_factory.mktemp(f"traced-blas-{platform}")
-    build(
-        directory, "--platform", platform, "-o", "traced_blas", str(PROGRAMS / "traced_blas.cpp"), "-lhipblas"
-    )
-    return platform, directory / "traced_blas"
+        pytest.skip("no NVIDIA GPU and nvcc here (library programs are compiled for NVIDIA in test_rocblas)")
+    source, flag, _, _ = TRACED_LIBRARIES[library]
+    directory = tmp_path_factory.mktemp(f"traced-{library}-{platform}")
+    build(directory, "--platform", platform, "-o", "traced", str(PROGRAMS / source), flag)
+    return library, platform, directory / "traced"
 
 
-def test_a_programs_blas_calls_are_api_rows_with_their_kernels(blas_traced_on, tmp_path, rng):
-    """Each hipBLAS call is one API row named by hipBLAS, its kernels (the CPU's named
-    after it, cuBLAS's own on NVIDIA) carry its correlation id, and the CUDA calls cuBLAS
-    makes inside it are not rows of their own."""
-    _, program = blas_traced_on
+def test_a_programs_library_calls_are_api_rows_with_their_kernels(library_traced_on, tmp_path, rng):
+    """Each hipBLAS or hipFFT call is one API row named by the library, its kernels
+    (the CPU's named after it, the vendor library's own on NVIDIA) carry its
+    correlation id, and the CUDA calls the vendor library makes inside it are not
+    rows of their own."""
+    library, _, program = library_traced_on
+    _, _, names, launching = TRACED_LIBRARIES[library]
     n = int(rng.integers(8, 64))
     done = prof("-d", "out", "-o", "run", "-f", "csv", "--", str(program), str(n), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    a = (np.arange(n * n) % 7 - 3).reshape(n, n, order="F").astype(np.float64)  # as the program fills it
-    assert float(done.stdout) == pytest.approx(float(((a @ a.T) ** 2).sum()), rel=1e-4)
+    assert float(done.stdout) == pytest.approx(traced_result(library, n), rel=1e-4)
     calls = rows(tmp_path / "out" / "run_hip_api_trace.csv")
     by_name = {c["Function"]: c for c in calls}
-    assert {"hipblasSetStream", "hipblasSgemm", "hipblasSdot", "hipblasDestroy"} <= set(by_name)
+    assert names <= set(by_name)
     kernels = rows(tmp_path / "out" / "run_kernel_trace.csv")
-    for name in ("hipblasSgemm", "hipblasSdot"):
+    for name in launching:
         call = by_name[name]
         begin, end = start(call), int(call["End_Timestamp"])
         theirs = [k for k in kernels if k["Correlation_Id"] == call["Correlation_Id"]]

@@ -33,6 +33,7 @@ from ... import __version__, _cache, config
 from ..base.fft import CtypesFftLibrary
 from ..base.platform import PORTABLE_INCLUDE_DIR
 from . import _lib, isa
+from ._provider import SHARED_DIR
 from .blas import SHIM_DIR
 from .library_build import build_shared
 
@@ -41,12 +42,13 @@ __all__ = ["LIBRARY_NAME", "build_key", "lib_dir", "library"]
 LIBRARY_NAME = "libhipkit_cpu_fft.so"
 
 _SOURCE_DIR = Path(__file__).parent / "fft"
-_INCLUDES = (_SOURCE_DIR, SHIM_DIR, _lib.INCLUDE_DIR, PORTABLE_INCLUDE_DIR)
+_INCLUDES = (_SOURCE_DIR, SHIM_DIR, SHARED_DIR, _lib.INCLUDE_DIR, PORTABLE_INCLUDE_DIR)
 _HEADERS = (
     PORTABLE_INCLUDE_DIR / "hipkit_fft" / "api.h",
     PORTABLE_INCLUDE_DIR / "hipkit_portable" / "complex.h",
     _lib.INCLUDE_DIR / "hipfft" / "hipfft.h",
     _lib.INCLUDE_DIR / "hipkit_cpu" / "runtime.h",
+    SHARED_DIR / "work.h",  # ApiCall: each function an API row of a traced program
 )
 # Only hipFFT's functions are exported (HK_FFT_API, fft/plan.h).
 _COMPILE_FLAGS = (

@@ -218,6 +218,7 @@ HK_FFT_API int hipkitFftSetDevice(int device) {
 }
 
 HK_FFT_API hipfftResult hipfftCreate(hipfftHandle* plan) {
+  const hkprovider::ApiCall call("hipfftCreate");
   if (plan == nullptr) return HIPFFT_INVALID_VALUE;
   Plan* p = new (std::nothrow) Plan;
   if (p == nullptr) return HIPFFT_ALLOC_FAILED;
@@ -235,6 +236,7 @@ HK_FFT_API hipfftResult hipfftCreate(hipfftHandle* plan) {
 }
 
 HK_FFT_API hipfftResult hipfftDestroy(hipfftHandle plan) {
+  const hkprovider::ApiCall call("hipfftDestroy");
   Plan* p = find(plan);
   if (p == nullptr) return HIPFFT_INVALID_PLAN;
   // Work queued on it runs first: a plan is destroyed once its stream is done with it.
@@ -248,6 +250,7 @@ HK_FFT_API hipfftResult hipfftDestroy(hipfftHandle plan) {
 }
 
 HK_FFT_API hipfftResult hipfftExtPlanScaleFactor(hipfftHandle plan, double factor) {
+  const hkprovider::ApiCall call("hipfftExtPlanScaleFactor");
   Plan* p = find(plan);
   if (p == nullptr) return HIPFFT_INVALID_PLAN;
   if (!std::isfinite(factor)) return HIPFFT_INVALID_VALUE;
@@ -258,20 +261,24 @@ HK_FFT_API hipfftResult hipfftExtPlanScaleFactor(hipfftHandle plan, double facto
 HK_FFT_API hipfftResult hipfftMakePlanMany(hipfftHandle plan, int rank, int* n, int* inembed,
                                            int istride, int idist, int* onembed, int ostride,
                                            int odist, hipfftType type, int batch, size_t* work) {
+  const hkprovider::ApiCall call("hipfftMakePlanMany");
   return make(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, work);
 }
 
 HK_FFT_API hipfftResult hipfftMakePlan1d(hipfftHandle plan, int nx, hipfftType type, int batch, size_t* work) {
+  const hkprovider::ApiCall call("hipfftMakePlan1d");
   return make(plan, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch, work);
 }
 
 HK_FFT_API hipfftResult hipfftMakePlan2d(hipfftHandle plan, int nx, int ny, hipfftType type, size_t* work) {
+  const hkprovider::ApiCall call("hipfftMakePlan2d");
   int n[2] = {nx, ny};
   return make(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
 }
 
 HK_FFT_API hipfftResult hipfftMakePlan3d(hipfftHandle plan, int nx, int ny, int nz, hipfftType type,
                                          size_t* work) {
+  const hkprovider::ApiCall call("hipfftMakePlan3d");
   int n[3] = {nx, ny, nz};
   return make(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, work);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "real.h"
+#include "work.h"
 
 namespace hkfft {
 

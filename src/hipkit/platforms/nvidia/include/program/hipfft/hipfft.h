@@ -2,10 +2,14 @@
 // NVIDIA backend does.  Programs that include it link with -lhipfft, which
 // hipkit cc --platform nvidia makes cuFFT.  hipFFT kept cuFFT's functions, arguments
 // and numbers (types, directions, results), so each function is cuFFT's of the same
-// name; the plan is cuFFT's int handle, as in hipFFT on NVIDIA.
+// name; the plan is cuFFT's int handle, as in hipFFT on NVIDIA.  Under `hipkit prof`
+// each call is an API row named by hipFFT, its cuFFT kernels correlated with it
+// (hipkit_nvidia_program/library_trace.h), as hipBLAS's and hipRAND's are.
 #pragma once
 
 #include <cufft.h>
+
+#include "../hipkit_nvidia_program/library_trace.h"
 
 typedef int hipfftHandle;
 
@@ -19,92 +23,98 @@ inline cufftComplex* c(hipfftComplex* p) { return reinterpret_cast<cufftComplex*
 inline cufftDoubleComplex* z(hipfftDoubleComplex* p) { return reinterpret_cast<cufftDoubleComplex*>(p); }
 }  // namespace hkfft_nv
 
+// Each function: its API row, then cuFFT's function of the same arguments.
+#define __HK_FFT_CALL(NAME, CU_CALL)          \
+  const __hk_trace::LibraryCall call_(#NAME); \
+  return hkfft_nv::result(CU_CALL)
+
 extern "C" {
 
-inline hipfftResult hipfftCreate(hipfftHandle* plan) { return hkfft_nv::result(cufftCreate(plan)); }
-inline hipfftResult hipfftDestroy(hipfftHandle plan) { return hkfft_nv::result(cufftDestroy(plan)); }
+inline hipfftResult hipfftCreate(hipfftHandle* plan) {
+  __HK_FFT_CALL(hipfftCreate, cufftCreate(plan));
+}
+inline hipfftResult hipfftDestroy(hipfftHandle plan) {
+  __HK_FFT_CALL(hipfftDestroy, cufftDestroy(plan));
+}
 inline hipfftResult hipfftPlan1d(hipfftHandle* plan, int nx, hipfftType type, int batch) {
-  return hkfft_nv::result(cufftPlan1d(plan, nx, hkfft_nv::type(type), batch));
+  __HK_FFT_CALL(hipfftPlan1d, cufftPlan1d(plan, nx, hkfft_nv::type(type), batch));
 }
 inline hipfftResult hipfftPlan2d(hipfftHandle* plan, int nx, int ny, hipfftType type) {
-  return hkfft_nv::result(cufftPlan2d(plan, nx, ny, hkfft_nv::type(type)));
+  __HK_FFT_CALL(hipfftPlan2d, cufftPlan2d(plan, nx, ny, hkfft_nv::type(type)));
 }
 inline hipfftResult hipfftPlan3d(hipfftHandle* plan, int nx, int ny, int nz, hipfftType type) {
-  return hkfft_nv::result(cufftPlan3d(plan, nx, ny, nz, hkfft_nv::type(type)));
+  __HK_FFT_CALL(hipfftPlan3d, cufftPlan3d(plan, nx, ny, nz, hkfft_nv::type(type)));
 }
 inline hipfftResult hipfftPlanMany(hipfftHandle* plan, int rank, int* n, int* inembed, int istride,
                                    int idist, int* onembed, int ostride, int odist, hipfftType type,
                                    int batch) {
-  return hkfft_nv::result(cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride,
-                                        odist, hkfft_nv::type(type), batch));
+  __HK_FFT_CALL(hipfftPlanMany, cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, hkfft_nv::type(type), batch));
 }
 // cuFFT has no scale factor.
 inline hipfftResult hipfftExtPlanScaleFactor(hipfftHandle, double) { return HIPFFT_NOT_IMPLEMENTED; }
 inline hipfftResult hipfftMakePlan1d(hipfftHandle plan, int nx, hipfftType type, int batch,
                                      size_t* workSize) {
-  return hkfft_nv::result(cufftMakePlan1d(plan, nx, hkfft_nv::type(type), batch, workSize));
+  __HK_FFT_CALL(hipfftMakePlan1d, cufftMakePlan1d(plan, nx, hkfft_nv::type(type), batch, workSize));
 }
 inline hipfftResult hipfftMakePlan2d(hipfftHandle plan, int nx, int ny, hipfftType type, size_t* workSize) {
-  return hkfft_nv::result(cufftMakePlan2d(plan, nx, ny, hkfft_nv::type(type), workSize));
+  __HK_FFT_CALL(hipfftMakePlan2d, cufftMakePlan2d(plan, nx, ny, hkfft_nv::type(type), workSize));
 }
 inline hipfftResult hipfftMakePlan3d(hipfftHandle plan, int nx, int ny, int nz, hipfftType type,
                                      size_t* workSize) {
-  return hkfft_nv::result(cufftMakePlan3d(plan, nx, ny, nz, hkfft_nv::type(type), workSize));
+  __HK_FFT_CALL(hipfftMakePlan3d, cufftMakePlan3d(plan, nx, ny, nz, hkfft_nv::type(type), workSize));
 }
 inline hipfftResult hipfftMakePlanMany(hipfftHandle plan, int rank, int* n, int* inembed, int istride,
                                        int idist, int* onembed, int ostride, int odist,
                                        hipfftType type, int batch, size_t* workSize) {
-  return hkfft_nv::result(cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed,
-                                            ostride, odist, hkfft_nv::type(type), batch, workSize));
+  __HK_FFT_CALL(hipfftMakePlanMany, cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, hkfft_nv::type(type), batch, workSize));
 }
 inline hipfftResult hipfftGetSize1d(hipfftHandle plan, int nx, hipfftType type, int batch,
                                     size_t* workSize) {
-  return hkfft_nv::result(cufftGetSize1d(plan, nx, hkfft_nv::type(type), batch, workSize));
+  __HK_FFT_CALL(hipfftGetSize1d, cufftGetSize1d(plan, nx, hkfft_nv::type(type), batch, workSize));
 }
 inline hipfftResult hipfftGetSize2d(hipfftHandle plan, int nx, int ny, hipfftType type, size_t* workSize) {
-  return hkfft_nv::result(cufftGetSize2d(plan, nx, ny, hkfft_nv::type(type), workSize));
+  __HK_FFT_CALL(hipfftGetSize2d, cufftGetSize2d(plan, nx, ny, hkfft_nv::type(type), workSize));
 }
 inline hipfftResult hipfftGetSize3d(hipfftHandle plan, int nx, int ny, int nz, hipfftType type,
                                     size_t* workSize) {
-  return hkfft_nv::result(cufftGetSize3d(plan, nx, ny, nz, hkfft_nv::type(type), workSize));
+  __HK_FFT_CALL(hipfftGetSize3d, cufftGetSize3d(plan, nx, ny, nz, hkfft_nv::type(type), workSize));
 }
 inline hipfftResult hipfftGetSizeMany(hipfftHandle plan, int rank, int* n, int* inembed, int istride,
                                       int idist, int* onembed, int ostride, int odist,
                                       hipfftType type, int batch, size_t* workSize) {
-  return hkfft_nv::result(cufftGetSizeMany(plan, rank, n, inembed, istride, idist, onembed, ostride,
-                                           odist, hkfft_nv::type(type), batch, workSize));
+  __HK_FFT_CALL(hipfftGetSizeMany, cufftGetSizeMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, hkfft_nv::type(type), batch, workSize));
 }
 inline hipfftResult hipfftGetSize(hipfftHandle plan, size_t* workSize) {
-  return hkfft_nv::result(cufftGetSize(plan, workSize));
+  __HK_FFT_CALL(hipfftGetSize, cufftGetSize(plan, workSize));
 }
 inline hipfftResult hipfftSetAutoAllocation(hipfftHandle plan, int autoAllocate) {
-  return hkfft_nv::result(cufftSetAutoAllocation(plan, autoAllocate));
+  __HK_FFT_CALL(hipfftSetAutoAllocation, cufftSetAutoAllocation(plan, autoAllocate));
 }
 inline hipfftResult hipfftSetWorkArea(hipfftHandle plan, void* workArea) {
-  return hkfft_nv::result(cufftSetWorkArea(plan, workArea));
+  __HK_FFT_CALL(hipfftSetWorkArea, cufftSetWorkArea(plan, workArea));
 }
 inline hipfftResult hipfftSetStream(hipfftHandle plan, hipStream_t stream) {
-  return hkfft_nv::result(cufftSetStream(plan, stream));
+  __HK_FFT_CALL(hipfftSetStream, cufftSetStream(plan, stream));
 }
 inline hipfftResult hipfftExecC2C(hipfftHandle plan, hipfftComplex* idata, hipfftComplex* odata,
                                   int direction) {
-  return hkfft_nv::result(cufftExecC2C(plan, hkfft_nv::c(idata), hkfft_nv::c(odata), direction));
+  __HK_FFT_CALL(hipfftExecC2C, cufftExecC2C(plan, hkfft_nv::c(idata), hkfft_nv::c(odata), direction));
 }
 inline hipfftResult hipfftExecR2C(hipfftHandle plan, hipfftReal* idata, hipfftComplex* odata) {
-  return hkfft_nv::result(cufftExecR2C(plan, idata, hkfft_nv::c(odata)));
+  __HK_FFT_CALL(hipfftExecR2C, cufftExecR2C(plan, idata, hkfft_nv::c(odata)));
 }
 inline hipfftResult hipfftExecC2R(hipfftHandle plan, hipfftComplex* idata, hipfftReal* odata) {
-  return hkfft_nv::result(cufftExecC2R(plan, hkfft_nv::c(idata), odata));
+  __HK_FFT_CALL(hipfftExecC2R, cufftExecC2R(plan, hkfft_nv::c(idata), odata));
 }
 inline hipfftResult hipfftExecZ2Z(hipfftHandle plan, hipfftDoubleComplex* idata,
                                   hipfftDoubleComplex* odata, int direction) {
-  return hkfft_nv::result(cufftExecZ2Z(plan, hkfft_nv::z(idata), hkfft_nv::z(odata), direction));
+  __HK_FFT_CALL(hipfftExecZ2Z, cufftExecZ2Z(plan, hkfft_nv::z(idata), hkfft_nv::z(odata), direction));
 }
 inline hipfftResult hipfftExecD2Z(hipfftHandle plan, hipfftDoubleReal* idata, hipfftDoubleComplex* odata) {
-  return hkfft_nv::result(cufftExecD2Z(plan, idata, hkfft_nv::z(odata)));
+  __HK_FFT_CALL(hipfftExecD2Z, cufftExecD2Z(plan, idata, hkfft_nv::z(odata)));
 }
 inline hipfftResult hipfftExecZ2D(hipfftHandle plan, hipfftDoubleComplex* idata, hipfftDoubleReal* odata) {
-  return hkfft_nv::result(cufftExecZ2D(plan, hkfft_nv::z(idata), odata));
+  __HK_FFT_CALL(hipfftExecZ2D, cufftExecZ2D(plan, hkfft_nv::z(idata), odata));
 }
 
 }  // extern "C"
