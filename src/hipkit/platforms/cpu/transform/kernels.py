@@ -22,7 +22,7 @@ from .analysis import SYNC_NAMES, called_names, is_strided_loop, param_modes
 from .guards import peel_guards
 from .shared import shared_declaration
 from .split import Splitter
-from .split_regions import THREAD_LOOP
+from .split_regions import thread_loop
 from .split_state import Unsupported
 from .thread_index import thread_sum_rewrites
 from .unit import Unit, c_string
@@ -113,11 +113,11 @@ def block_function(
     rest = unit.emit(fn.body_open + 1, fn.body_close, rest_subs)
     tls = "::threadIdx = threadIdx;" if needs_tls else ""
     if mode == "loop":
-        run = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
+        run = f"{thread_loop(rest)}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
         peel = peel_guards(splitter, body.children, frozenset(rest_subs)) if body is not None else None
         if peel is not None:  # the block's guards have one value in all its threads: a copy without them
             fast = unit.emit(fn.body_open + 1, fn.body_close, {**rest_subs, **peel.subs})
-            copy = f"{THREAD_LOOP}{tls}\n[{captures}]() mutable {{ {fast} }}();\n}}"
+            copy = f"{thread_loop(fast)}{tls}\n[{captures}]() mutable {{ {fast} }}();\n}}"
             run = f"if (__hk_b.n && {peel.check}) {{\n{copy}\n}} else {{\n{run}\n}}"
     else:
         run = (

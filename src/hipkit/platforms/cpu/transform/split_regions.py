@@ -15,21 +15,21 @@ from ....cxx.declarations import Declaration, parse_declaration
 from ....cxx.statements import Stmt
 from .analysis import has_lambda
 from .guards import peel_guards
-from .split_state import Ctx, SplitState, Unsupported, Var
+from .split_state import Ctx, SplitState, Unsupported, Var, ivdep
 from .thread_sets import thread_set_loop
 
-# The block's threads, x fastest; __t is the linear thread index.  Between
-# barriers the threads of a block are unordered (a race is undefined on a GPU),
-# so the innermost loop carries no dependence: ivdep lets the compiler
-# vectorize across threads.
-THREAD_LOOP = (
-    "for (int __hk_tz = 0; __hk_tz < __hk_b.bz; ++__hk_tz)\n"
-    "for (int __hk_ty = 0; __hk_ty < __hk_b.by; ++__hk_ty)\n"
-    "\n#pragma GCC ivdep\nfor (int __hk_tx = 0; __hk_tx < __hk_b.bx; ++__hk_tx) "
-    "{ const int __t = (__hk_tz * __hk_b.by + __hk_ty) * __hk_b.bx + __hk_tx; (void)__t;\n"
-    "const hk_index3 threadIdx = {static_cast<unsigned>(__hk_tx), static_cast<unsigned>(__hk_ty),"
-    " static_cast<unsigned>(__hk_tz)}; "
-)
+
+def thread_loop(body: str) -> str:
+    """The block's threads around ``body``, x fastest; __t is the linear thread
+    index.  The loop's braces close after the body: ``{thread_loop(b)}{b}}}``."""
+    return (
+        "for (int __hk_tz = 0; __hk_tz < __hk_b.bz; ++__hk_tz)\n"
+        "for (int __hk_ty = 0; __hk_ty < __hk_b.by; ++__hk_ty)\n"
+        f"{ivdep(body)}for (int __hk_tx = 0; __hk_tx < __hk_b.bx; ++__hk_tx) "
+        "{ const int __t = (__hk_tz * __hk_b.by + __hk_ty) * __hk_b.bx + __hk_tx; (void)__t;\n"
+        "const hk_index3 threadIdx = {static_cast<unsigned>(__hk_tx), static_cast<unsigned>(__hk_ty),"
+        " static_cast<unsigned>(__hk_tz)}; "
+    )
 
 
 class Regions(SplitState):
@@ -54,7 +54,7 @@ class Regions(SplitState):
             # A dense range of a 1-D block (a whole warp, say) runs as a plain
             # loop the compiler can vectorize.
             dense = (
-                f"if ({m}.dense_1d(__hk_b)) {{\n#pragma GCC ivdep\n"
+                f"if ({m}.dense_1d(__hk_b)) {{{ivdep(body)}"
                 f"for (int __t = {m}.lo; __t < {m}.hi; ++__t) {{ {exits}"
                 "const hk_index3 threadIdx = {static_cast<unsigned>(__t), 0, 0}; "
                 f"{tls}\n{body}\n}} }} else "
@@ -63,7 +63,7 @@ class Regions(SplitState):
                 f"{dense}for (int __t = {m}.lo; __t < {m}.hi; ++__t) {{ {skip}"
                 f"const hk_index3 threadIdx = __hk_b.tid(__t); {tls}\n{body}\n}}"
             )
-        return f"{THREAD_LOOP}{skip}{tls}\n{body}\n}}"
+        return f"{thread_loop(body)}{skip}{tls}\n{body}\n}}"
 
     def _mask_pointer(self, ctx: Ctx) -> str:
         return f"&{ctx.mask}" if ctx.mask else "nullptr"

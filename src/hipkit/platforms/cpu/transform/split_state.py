@@ -158,3 +158,13 @@ class SplitState:
 
     def _used_in(self, name: str, lo: int, hi: int) -> bool:
         return any(t.text == name and t.kind == IDENT for t in self.toks[lo:hi])
+
+
+def ivdep(body: str) -> str:
+    """The pragma that lets the compiler vectorize a loop over threads running
+    ``body``: between barriers the threads of a block are unordered (a race is
+    undefined on a GPU), so the loop carries no dependence, except through an
+    atomic on the block's shared memory (``::__hk::local``, exec_local_atomics.h:
+    a plain load and store), where two threads of one vector may update the same
+    element (a histogram's bin).  Such a loop keeps the compiler's own analysis."""
+    return "" if "::__hk::local(" in body else "\n#pragma GCC ivdep\n"

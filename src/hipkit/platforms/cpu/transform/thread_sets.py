@@ -21,7 +21,7 @@ from ....cxx.brackets import match_close, split_top, top_indices
 from ....cxx.declarations import parse_declaration
 from ....cxx.lexer import IDENT
 from ....cxx.statements import Stmt
-from .split_state import SplitState
+from .split_state import SplitState, ivdep
 
 _COMPARISON = {
     "<": "::__hk::comparison::less",
@@ -64,7 +64,7 @@ def thread_set_loop(
     head = f"const hk_index3 threadIdx = {{static_cast<unsigned>(__t), 0, 0}}; {tls}"
     return (
         f"{{ const ::__hk::thread_set {s} = {within}{', '.join(conjuncts)});\n"
-        f"if ({s}.step == 1) {{\n#pragma GCC ivdep\n"
+        f"if ({s}.step == 1) {{{ivdep(fast)}"
         f"for (int __t = {s}.lo; __t < {s}.hi; ++__t) {{ {head}\n{fast}\n}}\n"
         f"}} else if ({s}.step > 1) {{\n"
         f"for (int __t = {s}.lo; __t < {s}.hi; __t += {s}.step) {{ {head}\n{fast}\n}}\n"

@@ -10,11 +10,10 @@ namespace __hk {
 // cooperative fibers) and no other block sees its shared memory, so an atomic
 // on it needs no atomic instruction.  The transform wraps such pointers
 // (&s[i] of a __shared__ array of the kernel) in local(); these overloads then
-// do exactly what the atomics of device_atomics.h do, with a relaxed load and
-// store: plain moves, but ones that no vectorizer combines across threads.  The
-// loops over a block's threads carry ivdep, and two threads of one vector may
-// update the same address (a histogram's bin): as plain accesses, a gather, add
-// and scatter would lose all but one of their updates.
+// do exactly what the atomics of device_atomics.h do, with plain loads/stores.
+// Two threads of one vector may update the same element, so a loop over threads
+// that makes them carries no ivdep (transform/split_state.py's ivdep): with it,
+// a gather, add and scatter would lose all but one of their updates.
 template <class T>
 struct block_local {
   T* p;
@@ -25,10 +24,8 @@ __attribute__((always_inline)) inline block_local<T> local(T* p) noexcept {
 }
 template <class T, class F>
 __attribute__((always_inline)) inline T plain_update(T* p, F f) noexcept {
-  T old;
-  __atomic_load(p, &old, __ATOMIC_RELAXED);
-  T updated = f(old);
-  __atomic_store(p, &updated, __ATOMIC_RELAXED);
+  T old = *p;
+  *p = f(old);
   return old;
 }
 
@@ -70,9 +67,8 @@ __HK_PLAIN(unsafeAtomicMax, v > old ? v : old)
 template <class T, class U, class V>
 __attribute__((always_inline)) inline T atomicCAS(__hk::block_local<T> a, U compare, V value) noexcept {
   const T c = static_cast<T>(compare), v = static_cast<T>(value);
-  T old, updated = v;
-  __atomic_load(a.p, &old, __ATOMIC_RELAXED);
-  if (__builtin_memcmp(&old, &c, sizeof(T)) == 0) __atomic_store(a.p, &updated, __ATOMIC_RELAXED);
+  T old = *a.p;
+  if (__builtin_memcmp(&old, &c, sizeof(T)) == 0) *a.p = v;
   return old;
 }
 template <class T, class U, class V>
