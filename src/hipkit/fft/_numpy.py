@@ -65,6 +65,36 @@ def _groups(axes: tuple[int, ...], lengths: tuple[int, ...]) -> list[tuple[tuple
     return groups
 
 
+Step = tuple[str, tuple[int, ...], tuple[int, ...], bool]  # (kind, axes, lengths, forward) of a plan
+_steps: dict[tuple[Any, ...], list[Step]] = {}
+_MAX_STEPS = 1024  # calls' shapes kept; past it the memo starts again
+
+
+def _plan_steps(kind: str, a: DeviceArray, s: Shape, axes: Axes, forward: bool, name: str) -> list[Step]:
+    """The plans of a call, in order: NumPy's rules applied once per (kind, shape, s,
+    axes, direction, function), kept for the calls that repeat them."""
+    try:
+        memo = (kind, a.shape, s, axes, forward, name)
+        steps = _steps.get(memo)
+    except TypeError:  # s or axes a list: not kept
+        memo, steps = None, None
+    if steps is not None:
+        return steps
+    axes_, lengths = _axes_and_lengths(a, s, axes, name, real_inverse=kind == "c2r")
+    groups = _groups(axes_, lengths)
+    if kind == "c2c":
+        steps = [("c2c", g, n, forward) for g, n in groups]
+    elif kind == "r2c":
+        steps = [("r2c", *groups[0], True)] + [("c2c", g, n, True) for g, n in groups[1:]]
+    else:
+        steps = [("c2c", g, n, False) for g, n in groups[1:]] + [("c2r", *groups[0], False)]
+    if memo is not None:
+        if len(_steps) >= _MAX_STEPS:
+            _steps.clear()
+        _steps[memo] = steps
+    return steps
+
+
 def _run(
     kind: str,
     value: Any,
@@ -78,27 +108,21 @@ def _run(
 ) -> DeviceArray:
     _check_norm(norm)
     a = as_array(value)
-    axes_, lengths = _axes_and_lengths(a, s, axes, name, real_inverse=kind == "c2r")
+    steps = _plan_steps(kind, a, s, axes, forward, name)
     target = None if out is None else as_array(out, "out")
-    # (kind, axes, lengths, forward) of each plan, in order
-    groups = _groups(axes_, lengths)
-    if kind == "c2c":
-        steps = [("c2c", g, n, forward) for g, n in groups]
-    elif kind == "r2c":
-        steps = [("r2c", *groups[0], True)] + [("c2c", g, n, True) for g, n in groups[1:]]
-    else:
-        steps = [("c2c", g, n, False) for g, n in groups[1:]] + [("c2r", *groups[0], False)]
     x = a
+    last = len(steps) - 1
     for i, (step, group_axes, group_lengths, direction) in enumerate(steps):
-        last = i == len(steps) - 1
-        x = transform(step, x, group_axes, group_lengths, direction, norm, stream, target if last else None)
+        x = transform(
+            step, x, group_axes, group_lengths, direction, norm, stream, target if i == last else None
+        )
     if a is not value or target is not out:  # foreign tensors: kept until the work is done
         keep(a.device, (value, out), stream)
     return x if out is None else out
 
 
-def _one(n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
-    return (None if n is None else [n]), [axis]
+def _one(n: int | None, axis: int) -> tuple[tuple[int] | None, tuple[int]]:
+    return (None if n is None else (n,)), (axis,)
 
 
 def fft(

@@ -136,6 +136,123 @@ def _layout(
     return tuple(embed), st[-1], dist, batch
 
 
+class _Setup:
+    """Everything a transform of one geometry decides before its plan: made once per
+    (kind, array geometry, axes, lengths, direction, norm, stream, out given) and kept,
+    so that a repeated call goes straight to the plan cache and the exec."""
+
+    __slots__ = (
+        "args",
+        "direct",
+        "gather",
+        "index",
+        "in_dtype",
+        "in_shape",
+        "key",
+        "name",
+        "order",
+        "out_dtype",
+        "out_shape",
+        "result_shape",
+        "in_place",
+        "identity",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        x: DeviceArray,
+        axes: tuple[int, ...],
+        lengths: tuple[int, ...],
+        forward: bool,
+        norm: str | None,
+        native: int,
+        has_out: bool,
+    ) -> None:
+        cdtype = complex_dtype(x, real_only=kind == "r2c")
+        half = (*lengths[:-1], lengths[-1] // 2 + 1)
+        in_len = half if kind == "c2r" else lengths
+        out_len = half if kind == "r2c" else lengths
+        self.in_dtype = cdtype if kind != "r2c" else _REAL[cdtype]
+        self.out_dtype = cdtype if kind != "c2r" else _REAL[cdtype]
+        batch_axes = [a for a in range(x.ndim) if a not in axes]
+        self.order = order = [*batch_axes, *axes]
+        self.identity = order == sorted(order)
+        batch_shape = [x.shape[b] for b in batch_axes]
+        self.index: tuple[slice, ...] | None = None
+        if any(x.shape[a] > m for a, m in zip(axes, in_len, strict=True)):  # truncation: a view
+            index = [slice(None)] * x.ndim
+            for a, m in zip(axes, in_len, strict=True):
+                index[a] = slice(0, m)
+            self.index = tuple(index)
+            x = x[self.index]
+        self.out_shape = [*batch_shape, *out_len]
+        self.result_shape = result_shape = list(x.shape)
+        for a, m in zip(axes, out_len, strict=True):
+            result_shape[a] = m
+        self.in_shape = [*batch_shape, *in_len]
+        self.key: tuple[Any, ...] | None = None
+        if 0 in self.out_shape:
+            return
+        library = library_of(x.device, "hipkit.fft")
+        layout = None
+        if x.dtype == self.in_dtype and all(x.shape[a] == m for a, m in zip(axes, in_len, strict=True)):
+            if kind != "c2r" or library.c2r_keeps_input:
+                layout = _layout(x, batch_axes, axes, in_len)
+        self.gather = layout is None
+        if layout is None:
+            layout = (None, 1, math.prod(in_len), math.prod(batch_shape))
+        inembed, istride, idist, batch = layout
+        self.direct = has_out and self.identity  # out is the plan's output itself
+        self.in_place = self.gather and kind == "c2c" and not self.direct
+        onembed, ostride, odist = (
+            (None, 1, math.prod(out_len)) if inembed is None else (out_len, 1, math.prod(out_len))
+        )
+        kind_type, self.name = _TYPES[(kind, cdtype)]
+        self.args: tuple[int, ...] = (
+            (HIPFFT_FORWARD if forward else HIPFFT_BACKWARD,) if kind == "c2c" else ()
+        )
+        scale = scale_of(norm, forward, math.prod(lengths))
+        self.key = (
+            kind_type,
+            len(axes),
+            lengths,
+            inembed,
+            istride,
+            idist,
+            onembed,
+            ostride,
+            odist,
+            batch,
+            scale,
+            native,
+        )
+
+
+_setups: dict[tuple[Any, ...], _Setup] = {}
+_MAX_SETUPS = 1024  # geometries kept; past it the memo starts again
+
+
+def _setup(
+    kind: str,
+    x: DeviceArray,
+    axes: tuple[int, ...],
+    lengths: tuple[int, ...],
+    forward: bool,
+    norm: str | None,
+    native: int,
+    has_out: bool,
+) -> _Setup:
+    memo = (kind, x.device, x.shape, x.strides, x.dtype, axes, lengths, forward, norm, native, has_out)
+    setup = _setups.get(memo)
+    if setup is None:  # a bad input raises here, before any work, and is never kept
+        setup = _Setup(kind, x, axes, lengths, forward, norm, native, has_out)
+        if len(_setups) >= _MAX_SETUPS:
+            _setups.clear()
+        _setups[memo] = setup
+    return setup
+
+
 def transform(
     kind: str,
     x: DeviceArray,
@@ -151,38 +268,20 @@ def transform(
     r2c and c2r), normalized by ``norm``; written to ``out`` where given (the result's
     shape and dtype, C-contiguous)."""
     device = x.device
-    cdtype = complex_dtype(x, real_only=kind == "r2c")
-    half = (*lengths[:-1], lengths[-1] // 2 + 1)
-    in_len = half if kind == "c2r" else lengths
-    out_len = half if kind == "r2c" else lengths
-    in_dtype = cdtype if kind != "r2c" else _REAL[cdtype]
-    out_dtype = cdtype if kind != "c2r" else _REAL[cdtype]
-    batch_axes = [a for a in range(x.ndim) if a not in axes]
-    order = [*batch_axes, *axes]
-    batch_shape = [x.shape[b] for b in batch_axes]
-
-    if any(x.shape[a] > m for a, m in zip(axes, in_len, strict=True)):  # truncation: a view
-        index = [slice(None)] * x.ndim
-        for a, m in zip(axes, in_len, strict=True):
-            index[a] = slice(0, m)
-        x = x[tuple(index)]
-    out_shape = [*batch_shape, *out_len]
-    result_shape = list(x.shape)
-    for a, m in zip(axes, out_len, strict=True):
-        result_shape[a] = m
-    if 0 in out_shape:
-        out = empty(out_shape, out_dtype, device=device, stream=stream)
-        return _in_array_order(out, order, result_shape)
-
-    library = library_of(device, "hipkit.fft")
-    layout = None
-    if x.dtype == in_dtype and all(x.shape[a] == m for a, m in zip(axes, in_len, strict=True)):
-        if kind != "c2r" or library.c2r_keeps_input:
-            layout = _layout(x, batch_axes, axes, in_len)
-    source, own = x, False
-    if layout is None:
-        source = empty([*batch_shape, *in_len], in_dtype, device=device, stream=stream)
+    native = stream_handle(stream) if stream is not None else 0
+    setup = _setup(kind, x, axes, lengths, forward, norm, native, out is not None)
+    if setup.index is not None:
+        x = x[setup.index]
+    key = setup.key
+    if key is None:  # no points: nothing to transform
+        return _in_array_order(empty(setup.out_shape, setup.out_dtype, device=device, stream=stream), setup)
+    if out is not None:
+        _check_out(out, setup.result_shape, setup.out_dtype)
+    source = x
+    if setup.gather:
+        source = empty(setup.in_shape, setup.in_dtype, device=device, stream=stream)
         size = x.itemsize
+        order = setup.order
         kernels(device).gather(
             source,
             x,
@@ -191,53 +290,25 @@ def transform(
             None,
             stream,
         )
-        layout, own = (None, 1, math.prod(in_len), math.prod(batch_shape)), True
-    inembed, istride, idist, batch = layout
-    direct = out is not None and order == sorted(order)  # out is the plan's output itself
-    if out is not None:
-        _check_out(out, result_shape, out_dtype)
-    in_place = own and kind == "c2c" and not direct
-    if in_place:
+    direct = setup.direct
+    if setup.in_place:
         result = source
-    elif out is not None and direct:
-        result = out
+    elif direct:
+        result = out  # type: ignore[assignment]
     else:
-        result = empty(out_shape, out_dtype, device=device, stream=stream)
-    onembed, ostride, odist = (
-        (None, 1, math.prod(out_len)) if inembed is None else (out_len, 1, math.prod(out_len))
-    )
-
-    kind_type, name = _TYPES[(kind, cdtype)]
-    native = stream_handle(stream) if stream is not None else 0
-    scale = scale_of(norm, forward, math.prod(lengths))
-    key = (
-        kind_type,
-        len(axes),
-        lengths,
-        inembed,
-        istride,
-        idist,
-        onembed,
-        ostride,
-        odist,
-        batch,
-        scale,
-        native,
-    )
-    cache = get_plan_cache(device)
-    plan, kept = cache.get(key, name)
-    args: tuple[Any, ...] = (plan.handle, source.ptr, result.ptr)
-    if kind == "c2c":
-        args += (HIPFFT_FORWARD if forward else HIPFFT_BACKWARD,)
-    call(name, plan.run, *args)
+        result = empty(setup.out_shape, setup.out_dtype, device=device, stream=stream)
+    plan, kept = get_plan_cache(device).get(key, setup.name)
+    call(setup.name, plan.run, plan.handle, source.ptr, result.ptr, *setup.args)
     if plan.post_scale != 1.0:
         kernels(device).scale(result, plan.post_scale, stream)
     if not kept:
         device.platform.stream_synchronize(device._native, native)
         plan.destroy()
-    view = _in_array_order(result, order, result_shape)
-    if out is None or direct:
-        return out if direct else view  # type: ignore[return-value]
+    if direct:
+        return result
+    view = _in_array_order(result, setup)
+    if out is None:
+        return view
     size = view.itemsize
     kernels(device).gather(out, view, view.shape, tuple(st // size for st in view.strides), None, stream)
     return out
@@ -248,11 +319,20 @@ def _check_out(out: DeviceArray, shape: list[int], dtype: np.dtype) -> None:
         raise ValueError(f"out: {out.dtype}{list(out.shape)}, the result is {dtype}{shape} (C-contiguous)")
 
 
-def _in_array_order(out: DeviceArray, order: list[int], shape: list[int]) -> DeviceArray:
-    """The C-contiguous ``out`` (in the plan's axis ``order``) as a view in the array's."""
+def _in_array_order(out: DeviceArray, setup: _Setup) -> DeviceArray:
+    """The C-contiguous ``out`` (in the plan's axis order) as a view in the array's:
+    ``out`` itself where the orders are the same."""
+    if setup.identity:
+        return out
+    order = setup.order
     strides = [0] * len(order)
     for position, axis in enumerate(order):
         strides[axis] = out.strides[position]
     return DeviceArray(
-        shape, out.dtype, ptr=out.ptr, owner=out._owner, device=out.device, strides=tuple(strides)
+        setup.result_shape,
+        out.dtype,
+        ptr=out.ptr,
+        owner=out._owner,
+        device=out.device,
+        strides=tuple(strides),
     )

@@ -66,9 +66,14 @@ class _Exec:
         self.inorm, self.extra = _normalization(scale, desc.size)
 
 
-def _side(geo: Geometry, dtype: np.dtype) -> tuple[tuple[int, ...], np.dtype, tuple[int, ...], int]:
+Side = tuple[tuple[int, ...], np.dtype, tuple[int, ...], Any]
+
+
+def _side(geo: Geometry, dtype: np.dtype) -> Side:
+    """A view's shape, dtype, strides in bytes and buffer type, made once per plan (a
+    ctypes array type costs microseconds to make)."""
     size = dtype.itemsize
-    return geo.shape, dtype, tuple(s * size for s in geo.strides), geo.span * size
+    return geo.shape, dtype, tuple(s * size for s in geo.strides), ctypes.c_char * (geo.span * size)
 
 
 def _normalization(scale: float, points: int) -> tuple[int, float]:
@@ -80,9 +85,9 @@ def _normalization(scale: float, points: int) -> tuple[int, float]:
     return 0, scale
 
 
-def _view(address: int, side: tuple[tuple[int, ...], np.dtype, tuple[int, ...], int]) -> np.ndarray:
-    shape, dtype, strides, nbytes = side
-    buffer = (ctypes.c_char * nbytes).from_address(address)
+def _view(address: int, side: Side) -> np.ndarray:
+    shape, dtype, strides, buffer_type = side
+    buffer = buffer_type.from_address(address)
     return np.ndarray(shape, dtype, buffer=buffer, strides=strides)  # type: ignore[arg-type]
 
 
