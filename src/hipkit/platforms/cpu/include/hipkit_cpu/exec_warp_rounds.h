@@ -99,8 +99,9 @@ struct warp_vectors {
 // the kernel's masks could then alias the block's sizes (no loop over threads
 // would vectorize).
 template <class V, class Loop, class F, class Op>
-__attribute__((always_inline)) inline void split_shift_rounds(const block& b, const mask* m, const unsigned char* x, V* v, Loop loop, F f,
-                               Op op) {
+__attribute__((always_inline)) inline void split_shift_rounds(const block& b, const mask* m,
+                                                              const unsigned char* x, V* v, Loop loop,
+                                                              F f, Op op) {
   using W = warp_vectors<V>;
   if constexpr (W::fits) {
     const bool whole = !x && b.n % warpSize == 0 &&
