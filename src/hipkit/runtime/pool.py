@@ -122,6 +122,7 @@ class MemoryPool:
         self._platform, self._native = self.device.platform, self.device._native
         self.caching: bool = config.get("HIPKIT_MEMORY_POOL")
         self._lock = threading.Lock()
+        self._held = _Held(self)  # `with self._held:` around every use of the state below
         self._holder = 0  # the thread inside the lock: its frees (by a collection) are queued
         self._returned: collections.deque[tuple[int, int]] = collections.deque()
         self._generation = self._platform.reset_generation(self._native)
@@ -136,8 +137,7 @@ class MemoryPool:
         """A block of at least ``nbytes`` for work on ``stream`` (a handle; 0: the null
         stream): ``(address, reset generation)``; return it with :meth:`free`."""
         size = round_size(nbytes) if self.caching else nbytes
-        self._enter()
-        try:
+        with self._held:
             ptr = 0
             if self.caching and stream in self._free:
                 ptr, block = self._free[stream].take(size)
@@ -151,8 +151,6 @@ class MemoryPool:
             self._live[ptr] = (size, stream)
             self._used += size
             return ptr, self._generation
-        finally:
-            self._exit()
 
     def free(self, ptr: int, generation: int) -> None:
         """Give back a block from :meth:`malloc` (by its address and generation): cached
@@ -161,8 +159,8 @@ class MemoryPool:
         collection inside the pool's own call, it takes effect when that call ends."""
         self._returned.append((ptr, generation))
         if self._holder != threading.get_ident():
-            self._enter()
-            self._exit()
+            with self._held:
+                pass  # taking the lock takes in what was given back
 
     def _new(self, size: int) -> int:
         """A block from the platform, within the limit; on out-of-memory the cached
@@ -237,44 +235,29 @@ class MemoryPool:
     # -- CuPy's MemoryPool API
     def used_bytes(self) -> int:
         """Bytes of the blocks that allocations hold (rounded sizes)."""
-        self._enter()
-        try:
+        with self._held:
             return self._used
-        finally:
-            self._exit()
 
     def free_bytes(self) -> int:
         """Bytes of the cached blocks, free for reuse."""
-        self._enter()
-        try:
+        with self._held:
             return self._cached
-        finally:
-            self._exit()
 
     def total_bytes(self) -> int:
         """Bytes the pool has from the platform: used plus cached."""
-        self._enter()
-        try:
+        with self._held:
             return self._used + self._cached
-        finally:
-            self._exit()
 
     def n_free_blocks(self) -> int:
         """How many cached blocks there are."""
-        self._enter()
-        try:
+        with self._held:
             return sum(len(ptrs) for arena in self._free.values() for ptrs in arena.blocks.values())
-        finally:
-            self._exit()
 
     def free_all_blocks(self, stream=None) -> None:
         """Free the cached blocks to the platform: all of them, or those of ``stream``
         (a :class:`~hipkit.Stream` or a handle; 0 for the null stream)."""
-        self._enter()
-        try:
+        with self._held:
             self._release(None if stream is None else stream_handle(stream))
-        finally:
-            self._exit()
 
     def set_limit(self, size: int | None = None, fraction: float | None = None) -> None:
         """Limit the bytes the pool takes from the platform (:meth:`total_bytes`), by
@@ -300,29 +283,39 @@ class MemoryPool:
         pool is made), as ``cupy.cuda.set_allocator(None)`` does: off frees the cached
         blocks, and from then on each allocation is the platform's malloc of its exact
         size, freed to the platform when it goes."""
-        self._enter()
-        try:
+        with self._held:
             self.caching = bool(enabled)
             if not self.caching:
                 self._release(None)
-        finally:
-            self._exit()
 
     def blocks(self) -> list[PoolBlock]:
         """Every block of the pool, live and cached, by address."""
-        self._enter()
-        try:
+        with self._held:
             found = [PoolBlock(ptr, size, stream, True) for ptr, (size, stream) in self._live.items()]
             for stream, arena in self._free.items():
                 for size, ptrs in arena.blocks.items():
                     found += [PoolBlock(ptr, size, stream, False) for ptr in ptrs]
             return sorted(found)
-        finally:
-            self._exit()
 
     def __repr__(self) -> str:
         state = "caching" if self.caching else "not caching"
         return f"<hipkit.MemoryPool of {self.device!r}, {state}>"
+
+
+class _Held:
+    """A pool's lock as a context: its ``_enter`` and ``_exit`` (the reset's check and
+    the blocks given back by a collection), one object per pool."""
+
+    __slots__ = ("pool",)
+
+    def __init__(self, pool: MemoryPool) -> None:
+        self.pool = pool
+
+    def __enter__(self) -> None:
+        self.pool._enter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool._exit()
 
 
 _pools: dict[tuple[object, int], MemoryPool] = {}
