@@ -9,11 +9,12 @@ import re
 import pytest
 
 from hipkit.platforms.nvidia import toolkit
-from hipkit.tables import make_rand_tables
+from hipkit.tables import make_rand_tables, make_sobol_tables
 
 
 def test_generated_headers_are_current():
     assert make_rand_tables.main(["--check"]) == 0
+    assert make_sobol_tables.main(["--check"]) == 0
 
 
 def _curand_header(name: str) -> str:
