@@ -24,6 +24,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -46,17 +47,19 @@ _ATTRIBUTION = """\
 """
 
 
+@functools.cache
 def direction_numbers() -> tuple[list[int], list[list[int]]]:
     """Each dimension's polynomial and its initial ``m`` values, dimensions 0 to
     DIMENSIONS - 1 (SciPy's arrays, whose dimension 0 is van der Corput's)."""
     import scipy.stats
 
-    data = np.load(Path(scipy.stats.__file__).parent / "_sobol_direction_numbers.npz")
-    polys = [int(p) for p in data["poly"][:DIMENSIONS]]
+    with np.load(Path(scipy.stats.__file__).parent / "_sobol_direction_numbers.npz") as data:
+        polys = [int(p) for p in data["poly"][:DIMENSIONS]]
+        vinit = data["vinit"][:DIMENSIONS].tolist()  # each data[...] reads the archive again
     m = []
     for d, poly in enumerate(polys):
         degree = poly.bit_length() - 1
-        values = [int(v) for v in data["vinit"][d][:degree]]
+        values = vinit[d][:degree]
         # m_k is odd and below 2^k: what makes direction number k a fraction in (0, 1)
         assert all(v % 2 == 1 and v < 1 << (k + 1) for k, v in enumerate(values)), d
         m.append(values)
