@@ -5,7 +5,8 @@
 //
 // Engines: Philox4x32-10 (rand_philox.h), XORWOW (rand_xorwow.h, the default
 // hiprandState_t), MRG32k3a (rand_mrg32k3a.h); distributions over them in
-// rand_distributions.h and rand_poisson.h.
+// rand_distributions.h and rand_poisson.h.  The quasi-random SOBOL32 engine and its
+// distributions: rand_sobol.h.
 //
 // The including platform header first makes float2/uint4... available (hip_runtime.h)
 // and defines how functions and tables are declared:
@@ -19,3 +20,4 @@
 #include "rand_xorwow.h"
 #include "rand_mrg32k3a.h"
 #include "rand_distributions.h"
+#include "rand_sobol.h"

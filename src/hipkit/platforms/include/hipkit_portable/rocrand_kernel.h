@@ -8,6 +8,7 @@
 typedef hiprandStatePhilox4_32_10_t rocrand_state_philox4x32_10;
 typedef hiprandStateXORWOW_t rocrand_state_xorwow;
 typedef hiprandStateMRG32k3a_t rocrand_state_mrg32k3a;
+typedef hiprandStateSobol32_t rocrand_state_sobol32;
 
 // rocrand_NAME(state, args...) is hiprand_HIPNAME(state, args...).
 #define __HK_ROCRAND(NAME, HIPNAME)                                                    \
@@ -41,4 +42,7 @@ template <class S>
 __HK_RAND_FN void rocrand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
                                S* state) {
   hiprand_init(seed, subsequence, offset, state);
+}
+__HK_RAND_FN void rocrand_init(const unsigned int* vectors, unsigned int offset, rocrand_state_sobol32* state) {
+  hiprand_init(vectors, offset, state);
 }

@@ -43,6 +43,16 @@ typedef enum hiprandRngType {
   HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL64 = 504
 } hiprandRngType_t;
 
+// SOBOL32's direction numbers: a dimension's 32 words (the device API's type too,
+// hipkit_portable/rand_sobol.h), and the sets hiprandGetDirectionVectors32 knows.
+typedef unsigned int hiprandDirectionVectors32_t[32];
+typedef enum hiprandDirectionVectorSet {
+  HIPRAND_DIRECTION_VECTORS_32_JOEKUO6 = 101,
+  HIPRAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 = 102,
+  HIPRAND_DIRECTION_VECTORS_64_JOEKUO6 = 103,
+  HIPRAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 = 104
+} hiprandDirectionVectorSet_t;
+
 #ifdef HIPKIT_RAND_DECL
 #ifdef __cplusplus
 extern "C" {
@@ -78,6 +88,9 @@ HIPKIT_RAND_DECL hiprandStatus_t hiprandSetGeneratorOffset(hiprandGenerator_t ge
 HIPKIT_RAND_DECL hiprandStatus_t hiprandSetQuasiRandomGeneratorDimensions(hiprandGenerator_t generator,
                                                                           unsigned int dimensions);
 HIPKIT_RAND_DECL hiprandStatus_t hiprandGetVersion(int* version);
+// Newer hipRAND's (and cuRAND's): the 20000 dimensions' direction numbers, in host memory.
+HIPKIT_RAND_DECL hiprandStatus_t hiprandGetDirectionVectors32(hiprandDirectionVectors32_t** vectors,
+                                                              hiprandDirectionVectorSet_t set);
 
 #ifdef __cplusplus
 }

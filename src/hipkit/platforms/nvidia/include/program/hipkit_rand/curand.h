@@ -104,4 +104,11 @@ inline hiprandStatus_t hiprandGetVersion(int* version) {
   if (version == nullptr) return HIPRAND_STATUS_OUT_OF_RANGE;
   return __hk_rand::status(curandGetVersion(version));
 }
+// The sets' numbers are cuRAND's.
+inline hiprandStatus_t hiprandGetDirectionVectors32(hiprandDirectionVectors32_t** vectors,
+                                                    hiprandDirectionVectorSet_t set) {
+  __HK_RAND_CALL(hiprandGetDirectionVectors32,
+                 curandGetDirectionVectors32(reinterpret_cast<curandDirectionVectors32_t**>(vectors),
+                                             static_cast<curandDirectionVectorSet_t>(set)));
+}
 #undef __HK_RAND_CALL
