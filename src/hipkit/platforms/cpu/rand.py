@@ -13,7 +13,7 @@ Example
 -------
 >>> from hipkit.platforms.cpu import rand
 >>> rand.library().description  # doctest: +SKIP
-"hipkit's generators (Philox4x32-10, XORWOW, MRG32k3a), 2 threads"
+"hipkit's generators (Philox4x32-10, XORWOW, MRG32k3a, SOBOL32), 2 threads"
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class CpuRandLibrary(CtypesRandLibrary):
     follows_rule = True
 
     def __init__(self, lib: ctypes.CDLL) -> None:
-        super().__init__(lib, "hipkit's generators on the CPU (Philox4x32-10, XORWOW, MRG32k3a)")
+        super().__init__(lib, "hipkit's generators on the CPU (Philox4x32-10, XORWOW, MRG32k3a, SOBOL32)")
         lib.hipkitRandSetDevice.argtypes = [ctypes.c_int]
         lib.hipkitRandSetDevice.restype = ctypes.c_int
 

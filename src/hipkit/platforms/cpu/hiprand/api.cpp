@@ -5,10 +5,13 @@
 // (providers/work.h), which makes the numbers with the device's workers; a host
 // generator (hiprandCreateGeneratorHost) makes them before the call returns.
 //
-// Served: PHILOX4_32_10, XORWOW (PSEUDO_DEFAULT) and MRG32K3A.  MTGP32, MT19937 and the
-// quasi-random generators are hipRAND's types that this provider does not make
-// (HIPRAND_STATUS_NOT_IMPLEMENTED, hipRAND's status for that); any other number is
-// HIPRAND_STATUS_TYPE_ERROR.
+// Served: PHILOX4_32_10, XORWOW (PSEUDO_DEFAULT), MRG32K3A and SOBOL32 (QUASI_DEFAULT).
+// MTGP32, MT19937, the scrambled Sobol and the 64-bit Sobol generators are hipRAND's
+// types that this provider does not make (HIPRAND_STATUS_NOT_IMPLEMENTED, hipRAND's
+// status for that); any other number is HIPRAND_STATUS_TYPE_ERROR.  A quasi-random
+// generator has dimensions instead of a seed (a seed is HIPRAND_STATUS_TYPE_ERROR, as
+// dimensions are for a pseudo-random one), its offset counts points, and a call's count
+// must be a multiple of its dimensions (HIPRAND_STATUS_LENGTH_NOT_MULTIPLE).
 #include "provider.h"
 #include "work.h"
 
@@ -44,11 +47,13 @@ hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, boo
     case HIPRAND_RNG_PSEUDO_XORWOW:
     case HIPRAND_RNG_PSEUDO_MRG32K3A:
     case HIPRAND_RNG_PSEUDO_PHILOX4_32_10:
+    case HIPRAND_RNG_QUASI_SOBOL32:
+      break;
+    case HIPRAND_RNG_QUASI_DEFAULT:
+      type = HIPRAND_RNG_QUASI_SOBOL32;
       break;
     case HIPRAND_RNG_PSEUDO_MTGP32:
     case HIPRAND_RNG_PSEUDO_MT19937:
-    case HIPRAND_RNG_QUASI_DEFAULT:
-    case HIPRAND_RNG_QUASI_SOBOL32:
     case HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL32:
     case HIPRAND_RNG_QUASI_SOBOL64:
     case HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL64:
@@ -63,11 +68,14 @@ hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, boo
   g->type = type;
   g->host = host;
   g->device = device;
+  g->dimensions = 1;
   *generator = g;
   return HIPRAND_STATUS_SUCCESS;
 }
 
 Generator* generator_of(hiprandGenerator_t g) { return static_cast<Generator*>(g); }
+
+bool is_quasi(const Generator& g) { return g.type == HIPRAND_RNG_QUASI_SOBOL32; }
 
 int workers(int device) {
   hkrt_device_info info;
@@ -77,29 +85,34 @@ int workers(int device) {
 }
 
 // Every Generate call: hipRAND's checks, then the job made now (host generators) or
-// enqueued; the generator's position moves past what it takes.  Pairs (normals) need an
-// even count and an output aligned to a pair.
+// enqueued; the generator's position moves past what it takes.  Pairs (normals of the
+// pseudo-random engines) need an even count and an output aligned to a pair; a
+// quasi-random call, whole points.
 hiprandStatus_t generate(const char* name, hiprandGenerator_t generator, hkrand::Kind kind, void* out, size_t n,
                          size_t element_size, double mean = 0, double stddev = 1, double lambda = 0) {
   if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
   Generator& g = *generator_of(generator);
-  const bool pairs = kind != hkrand::BITS && kind != hkrand::UNIFORM && kind != hkrand::UNIFORM_DOUBLE &&
-                     kind != hkrand::POISSON;
+  const bool quasi = is_quasi(g);
+  const bool pairs = !quasi && kind != hkrand::BITS && kind != hkrand::UNIFORM &&
+                     kind != hkrand::UNIFORM_DOUBLE && kind != hkrand::POISSON;
   if (pairs && (n % 2 != 0 || reinterpret_cast<uintptr_t>(out) % (2 * element_size) != 0))
     return HIPRAND_STATUS_LENGTH_NOT_MULTIPLE;
+  if (quasi && n % g.dimensions != 0) return HIPRAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (kind == hkrand::POISSON && !(lambda > 0)) return HIPRAND_STATUS_OUT_OF_RANGE;
   if (n == 0) return HIPRAND_STATUS_SUCCESS;
-  const unsigned long long per = hkrand::numbers_per_element(g.type, kind);
-  // The positions must stay below 2^64 (the stream's offsets are 64-bit numbers).
-  if ((unsigned __int128)g.offset + (unsigned __int128)n * per > (unsigned __int128)1 << 64)
-    return HIPRAND_STATUS_OUT_OF_RANGE;
-  const hkrand::Job job{g.type, kind, g.seed, g.offset, out, n, mean, stddev, lambda, workers(g.device)};
-  g.offset += n * per;
+  // The positions must stay below 2^64 (the stream's offsets are 64-bit numbers), a
+  // SOBOL32 point's index below 2^32.
+  const unsigned __int128 advance =
+      quasi ? n / g.dimensions : (unsigned __int128)n * hkrand::numbers_per_element(g.type, kind);
+  if (g.offset + advance > (unsigned __int128)1 << (quasi ? 32 : 64)) return HIPRAND_STATUS_OUT_OF_RANGE;
+  const hkrand::Job job{g.type, kind, g.seed, g.offset, g.dimensions, out, n, mean, stddev, lambda,
+                        workers(g.device)};
+  g.offset += (unsigned long long)advance;
   if (g.host) {
     hkrand::run(job);
     return HIPRAND_STATUS_SUCCESS;
   }
-  const bool small = n * per <= 4096;
+  const bool small = (quasi ? n : advance) <= 4096;  // the numbers it makes
   return hkprovider::enqueue(g.device, g.stream, name, [job] { hkrand::run(job); }, small)
              ? HIPRAND_STATUS_SUCCESS
              : HIPRAND_STATUS_LAUNCH_FAILURE;
@@ -145,6 +158,7 @@ hiprandStatus_t hiprandSetStream(hiprandGenerator_t generator, hipStream_t strea
 hiprandStatus_t hiprandSetPseudoRandomGeneratorSeed(hiprandGenerator_t generator, unsigned long long seed) {
   if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
   Generator& g = *generator_of(generator);
+  if (is_quasi(g)) return HIPRAND_STATUS_TYPE_ERROR;
   g.seed = seed;
   g.offset = g.start;  // a new seed's stream, from the generator's offset
   return HIPRAND_STATUS_SUCCESS;
@@ -157,9 +171,15 @@ hiprandStatus_t hiprandSetGeneratorOffset(hiprandGenerator_t generator, unsigned
   return HIPRAND_STATUS_SUCCESS;
 }
 
-// Every generator made here is pseudo-random.
-hiprandStatus_t hiprandSetQuasiRandomGeneratorDimensions(hiprandGenerator_t generator, unsigned int) {
-  return generator == nullptr ? HIPRAND_STATUS_NOT_INITIALIZED : HIPRAND_STATUS_TYPE_ERROR;
+// New dimensions start over from the generator's offset, as a new seed does.
+hiprandStatus_t hiprandSetQuasiRandomGeneratorDimensions(hiprandGenerator_t generator, unsigned int dimensions) {
+  if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
+  Generator& g = *generator_of(generator);
+  if (!is_quasi(g)) return HIPRAND_STATUS_TYPE_ERROR;
+  if (dimensions < 1 || dimensions > hkrand::kSobolDimensions) return HIPRAND_STATUS_OUT_OF_RANGE;
+  g.dimensions = dimensions;
+  g.offset = g.start;
+  return HIPRAND_STATUS_SUCCESS;
 }
 
 // The engines' states are made from the seed in each call: nothing to do ahead.
@@ -170,6 +190,17 @@ hiprandStatus_t hiprandGenerateSeeds(hiprandGenerator_t generator) {
 hiprandStatus_t hiprandGetVersion(int* version) {
   if (version == nullptr) return HIPRAND_STATUS_OUT_OF_RANGE;
   *version = HIPRAND_VERSION;
+  return HIPRAND_STATUS_SUCCESS;
+}
+
+// Joe and Kuo's set only (cuRAND's CURAND_DIRECTION_VECTORS_32_JOEKUO6); the scrambled
+// set is not served, the 64-bit ones are not 32-bit vectors.
+hiprandStatus_t hiprandGetDirectionVectors32(hiprandDirectionVectors32_t** vectors,
+                                             hiprandDirectionVectorSet_t set) {
+  if (vectors == nullptr) return HIPRAND_STATUS_OUT_OF_RANGE;
+  if (set == HIPRAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) return HIPRAND_STATUS_NOT_IMPLEMENTED;
+  if (set != HIPRAND_DIRECTION_VECTORS_32_JOEKUO6) return HIPRAND_STATUS_OUT_OF_RANGE;
+  *vectors = hkrand::sobol_directions();
   return HIPRAND_STATUS_SUCCESS;
 }
 

@@ -174,6 +174,8 @@ void fill_range(const Job& job, size_t a, size_t b) {
       return fill<hiprandStatePhilox4_32_10_t>(job, a, b);
     case HIPRAND_RNG_PSEUDO_MRG32K3A:
       return fill<hiprandStateMRG32k3a_t>(job, a, b);
+    case HIPRAND_RNG_QUASI_SOBOL32:
+      return sobol_fill(job, a, b);
     default:  // XORWOW, the default engine
       return fill<hiprandStateXORWOW_t>(job, a, b);
   }
@@ -182,19 +184,19 @@ void fill_range(const Job& job, size_t a, size_t b) {
 }  // namespace
 
 unsigned long long numbers_per_element(hiprandRngType_t type, Kind kind) {
-  if (kind == POISSON) return 1;  // positions of the Poisson sequence
+  if (kind == POISSON || type == HIPRAND_RNG_QUASI_SOBOL32) return 1;  // Poisson positions; points
   return is_double(kind) && type != HIPRAND_RNG_PSEUDO_MRG32K3A ? 2 : 1;
 }
 
 void run(const Job& job) {
   // Ranges of whole Poisson blocks (each made from its start), or of four elements.
-  const size_t grain = job.kind == POISSON ? kPoissonBlock : 4;
+  const size_t grain = job.kind == POISSON && job.type != HIPRAND_RNG_QUASI_SOBOL32 ? kPoissonBlock : 4;
   const size_t min_range = 1 << 16;  // below this, one thread: starting one costs more
   const size_t parts = std::max<size_t>(1, std::min<size_t>(job.threads, job.n / min_range));
   std::vector<size_t> bounds{0};
   for (size_t p = 1; p < parts; ++p) {
     size_t at = job.n / parts * p;
-    if (job.kind == POISSON) {
+    if (grain == kPoissonBlock) {
       const unsigned long long block_start = (job.offset + at) / grain * grain;
       at = block_start > job.offset ? size_t(block_start - job.offset) : 0;
     } else {

@@ -8,7 +8,9 @@
 // element i of a call is made of the numbers at position offset + i * k of the
 // engine's stream (seed, subsequence 0), where offset is the generator's offset and k
 // the numbers each element takes (generate.cpp); Poisson numbers come from their own
-// subsequences.  api.cpp holds the C functions and their checks; generate.cpp the work.
+// subsequences.  SOBOL32's element i of a call of n = m * dimensions is point
+// offset + i % m of dimension i / m, the offset counting points (sobol.cpp).  api.cpp
+// holds the C functions and their checks; generate.cpp and sobol.cpp the work.
 #pragma once
 
 #include <stddef.h>
@@ -52,12 +54,13 @@ inline double4 make_double4(double x, double y, double z, double w) { return {x,
 #include <hipkit_portable/rand_kernel.h>
 
 struct hiprandGenerator_st {
-  hiprandRngType_t type;    // one of the pseudo-random engines served here
+  hiprandRngType_t type;    // one of the engines served here
   bool host;                // hiprandCreateGeneratorHost's: output in host memory, made at once
   int device;               // the runtime's index of the device current at its creation
   hkrt_stream* stream;      // NULL: that device's null stream
   unsigned long long seed;  // hipRAND's default: 0
-  unsigned long long offset;
+  unsigned long long offset;  // SOBOL32's: in points
+  unsigned int dimensions;    // SOBOL32's (1 to kSobolDimensions), 1 by default
 };
 
 namespace hkrand {
@@ -69,6 +72,7 @@ struct Job {
   hiprandRngType_t type;
   Kind kind;
   unsigned long long seed, offset;
+  unsigned int dimensions;  // SOBOL32's
   void* out;
   size_t n;
   double mean, stddev, lambda;
@@ -81,6 +85,11 @@ unsigned long long numbers_per_element(hiprandRngType_t type, Kind kind);
 
 // Makes the job's numbers (on the calling thread and job.threads - 1 more).
 void run(const Job& job);
+
+// SOBOL32: the dimensions served, their direction numbers, and elements [a, b) of a job.
+constexpr unsigned int kSobolDimensions = 20000;
+hiprandDirectionVectors32_t* sobol_directions();
+void sobol_fill(const Job& job, size_t a, size_t b);
 
 // Poisson number j is number j % kPoissonBlock of subsequence 1 + j / kPoissonBlock.
 constexpr unsigned long long kPoissonBlock = 4096;
