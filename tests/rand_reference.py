@@ -6,6 +6,7 @@ MRG32k3a in Python integers, with their jumps as matrix powers computed here."""
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -193,3 +194,33 @@ def box_muller_double(x0, x1, y0, y1) -> tuple[np.ndarray, np.ndarray]:
     angle = zy.astype(np.float64) * 2.0**-52 + 2.0**-53
     r = np.sqrt(-2 * np.log(u))
     return r * np.sin(np.pi * angle), r * np.cos(np.pi * angle)
+
+
+# ---------------------------------------------------------------- SOBOL32
+
+
+def sobol_points(dimensions: int, offset: int, m: int) -> np.ndarray:
+    """Points offset .. offset + m - 1 of SOBOL32's first ``dimensions`` dimensions, as
+    (dimensions, m) 32-bit words: SciPy's unscrambled Sobol sequence (Joe and Kuo's
+    numbers, Gray-code order), independent of hipkit's table and its expansion."""
+    from scipy.stats import qmc
+
+    sequence = qmc.Sobol(dimensions, scramble=False, bits=32)
+    if offset:
+        sequence.fast_forward(offset)
+    with warnings.catch_warnings():  # a count that is not a power of 2 is what is tested
+        warnings.filterwarnings("ignore", "The balance properties", UserWarning)
+        return np.ldexp(sequence.random(m), 32).astype(np.uint32).T
+
+
+def sobol_normal(words) -> np.ndarray:
+    """cuRAND's normal of a quasi-random 32-bit point (double precision): the inverse
+    normal distribution of its uniform, the upper half mirrored onto the lower (so
+    point 0 is the largest)."""
+    from scipy.special import erfcinv
+
+    x = np.asarray(words, np.uint32).astype(np.int64)
+    upper = x > 2**31
+    x = np.where(upper, 2**32 - 1 - x, x)
+    p = x * 2.0**-32 + 2.0**-33
+    return np.where(upper, -1.0, 1.0) * np.sqrt(2.0) * erfcinv(2 * p)

@@ -1,8 +1,9 @@
-"""hipRAND in programs built by ``hipkit cc`` for the CPU: a cuRAND program of our own
-(``rand_programs/curand_both.cu``: the host API and the device API) translated by
-``hipkit hipify``, built with ``-lhiprand`` and run, its numbers against the
-rand_reference.py streams on a fresh seed; and the statuses of the C API that only C
-can provoke (NULL pointers)."""
+"""hipRAND in programs built by ``hipkit cc`` for the CPU: cuRAND programs of our own
+(``rand_programs/curand_both.cu``: the host API and the device API;
+``rand_programs/curand_sobol.cu``: SOBOL32 in both) translated by ``hipkit hipify``,
+built with ``-lhiprand`` and run, their numbers against the rand_reference.py streams
+and SciPy's Sobol points on fresh seeds and offsets; and the statuses of the C API that
+only C can provoke (NULL pointers)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from test_cc import build, hipkit_command, program_lines, write
 
 from hipkit import platforms
 
-PROGRAM = Path(__file__).resolve().parent / "rand_programs" / "curand_both.cu"
+PROGRAMS = Path(__file__).resolve().parent / "rand_programs"
+PROGRAM = PROGRAMS / "curand_both.cu"
 pytestmark = pytest.mark.skipif(bool(platforms.status()["cpu"]), reason=f"cpu: {platforms.status()['cpu']}")
 
 
@@ -73,6 +75,46 @@ def test_hipified_curand_program(rng, tmp_path):
     check_curand_program(tmp_path / "both", rng, tmp_path, host_rule=True)
 
 
+def hipify_sobol_program(folder: Path) -> Path:
+    """``rand_programs/curand_sobol.cu`` translated by hipkit hipify into ``folder``."""
+    done = hipkit_command("hipify", str(PROGRAMS / "curand_sobol.cu"), "-o", "sobol.hip", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    text = (folder / "sobol.hip").read_text()
+    assert "hiprandGetDirectionVectors32" in text and "curand" not in text.replace("CURAND", "")
+    return folder / "sobol.hip"
+
+
+def check_sobol_program(exe: Path, rng, tmp_path: Path) -> None:
+    """Run it on fresh dimensions and offset: the host API's points and uniforms, and the
+    kernel's (after its skip ahead), are SciPy's; the normals its inverse distribution."""
+    dimensions, offset, m = int(rng.integers(2, 9)), int(rng.integers(0, 2**24)), 300
+    out = tmp_path / "sobol.bin"
+    done = subprocess.run(
+        [str(exe), str(dimensions), str(offset), str(m), str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    n = dimensions * m
+    data = out.read_bytes()
+    bits = np.frombuffer(data[: 4 * n], np.uint32).reshape(dimensions, m)
+    double = np.frombuffer(data[4 * n : 12 * n], np.float64).reshape(dimensions, m)
+    uniform = np.frombuffer(data[12 * n : 16 * n], np.float32).reshape(dimensions, m)
+    normal = np.frombuffer(data[16 * n :], np.float64).reshape(dimensions, m)
+    want = ref.sobol_points(dimensions, offset, m)
+    np.testing.assert_array_equal(bits, want)
+    np.testing.assert_array_equal(double, want * 2.0**-32 + 2.0**-32)
+    np.testing.assert_array_equal(uniform, ref.uniform(want))
+    np.testing.assert_allclose(normal, ref.sobol_normal(want), rtol=1e-13, atol=1e-13)
+    mean = float(done.stdout.split()[1])
+    assert mean == pytest.approx(np.prod(double, axis=0).mean(), rel=1e-8)
+    assert mean == pytest.approx(0.5**dimensions, rel=0.1)  # quasi-Monte Carlo's estimate
+
+
+def test_hipified_sobol_program(rng, tmp_path):
+    hipify_sobol_program(tmp_path)
+    build(tmp_path, "-O2", "-o", "sobol", "sobol.hip", "-lhiprand")
+    check_sobol_program(tmp_path / "sobol", rng, tmp_path)
+
+
 STATUSES = r"""
 #include <hip/hip_runtime.h>
 #include <hiprand/hiprand.h>
@@ -88,6 +130,12 @@ int main() {
   int version = 0;
   const hiprandStatus_t status = hiprandGetVersion(&version);
   printf("%d %d\n", status, version);
+  hiprandDirectionVectors32_t* vectors = nullptr;
+  printf("%d\n", hiprandGetDirectionVectors32(nullptr, HIPRAND_DIRECTION_VECTORS_32_JOEKUO6));
+  printf("%d\n", hiprandGetDirectionVectors32(&vectors, HIPRAND_DIRECTION_VECTORS_64_JOEKUO6));
+  printf("%d\n", hiprandGetDirectionVectors32(&vectors, HIPRAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6));
+  const hiprandStatus_t got = hiprandGetDirectionVectors32(&vectors, HIPRAND_DIRECTION_VECTORS_32_JOEKUO6);
+  printf("%d %u %u\n", got, vectors[0][31], vectors[19999][0]);
   return 0;
 }
 """
@@ -97,7 +145,7 @@ def test_statuses_of_null_pointers(tmp_path):
     write(tmp_path, "statuses.hip", STATUSES)
     build(tmp_path, "-o", "statuses", "statuses.hip", "-lhiprand")
     lines = program_lines(tmp_path / "statuses")
-    assert lines == ["104", "101", "103", "101", "101", "0 201009"]
+    assert lines == ["104", "101", "103", "101", "101", "0 201009", "104", "104", "1000", "0 1 2147483648"]
 
 
 def test_hiprand_is_linked_only_where_asked(tmp_path):

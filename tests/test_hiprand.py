@@ -2,7 +2,8 @@
 it.  Each call's numbers against the rand_reference.py streams by the rule README
 states (element i takes the numbers at offset + i * k of the stream (seed, subsequence
 0)); calls continue where the last one stopped; offsets and seeds restart it; host
-generators give the same numbers; and every status a user can provoke."""
+generators give the same numbers; SOBOL32's points are SciPy's; and every status a user
+can provoke."""
 
 from __future__ import annotations
 
@@ -198,6 +199,130 @@ def test_poisson_statistics(generator, engine, lam):
     assert abs(x.var() / lam - 1) < 5 * np.sqrt(2 / n) + 0.02
 
 
+# ---------------------------------------------------------------- SOBOL32
+
+
+@pytest.fixture
+def sobol(served, request):
+    """A SOBOL32 generator of ``dimensions`` from point ``offset`` (host memory where
+    asked); the CPU's and cuRAND's alike are checked against SciPy's points."""
+    made = []
+
+    def make(dimensions=1, offset=0, host=False):
+        create = hr.hiprandCreateGeneratorHost if host else hr.hiprandCreateGenerator
+        g = create(hr.HIPRAND_RNG_QUASI_SOBOL32)
+        made.append(g)
+        hr.hiprandSetQuasiRandomGeneratorDimensions(g, dimensions)
+        if offset:
+            hr.hiprandSetGeneratorOffset(g, offset)
+        return g
+
+    yield make
+    for g in made:
+        if g in hr._generators.live:
+            hr.hiprandDestroyGenerator(g)
+
+
+def test_sobol_points_are_scipys(sobol, rng):
+    dimensions, offset, m = int(rng.integers(2, 40)), int(rng.integers(0, 2**20)), int(rng.integers(100, 300))
+    g = sobol(dimensions, offset)
+    first, second = hipkit.empty(dimensions * m, np.uint32), hipkit.empty(dimensions * 3, np.uint32)
+    hr.hiprandGenerate(g, first, dimensions * m)
+    hr.hiprandGenerate(g, second, dimensions * 3)  # continues: m points on, dimension-major again
+    want = ref.sobol_points(dimensions, offset, m + 3)
+    np.testing.assert_array_equal(first.get().reshape(dimensions, m), want[:, :m])
+    np.testing.assert_array_equal(second.get().reshape(dimensions, 3), want[:, m:])
+
+
+def test_sobol_at_its_last_dimensions(sobol):
+    g = sobol(20000, 5)
+    out = hipkit.empty(20000 * 4, np.uint32)
+    hr.hiprandGenerate(g, out, out.size)
+    np.testing.assert_array_equal(out.get().reshape(20000, 4)[-300:], ref.sobol_points(20000, 5, 4)[-300:])
+
+
+def test_sobol_distributions(sobol, rng):
+    dimensions, offset, m = 3, int(rng.integers(0, 2**16)), 512
+    n = dimensions * m
+    x = ref.sobol_points(dimensions, offset, 7 * m).reshape(dimensions, 7, m).transpose(1, 0, 2)
+    calls = []
+    for kind, dtype, args in (
+        ("Uniform", np.float32, ()),
+        ("UniformDouble", np.float64, ()),
+        ("Normal", np.float32, (1.5, 0.5)),
+        ("NormalDouble", np.float64, (-1.0, 2.0)),
+        ("LogNormal", np.float32, (0.25, 0.5)),
+        ("LogNormalDouble", np.float64, (0.25, 0.5)),
+    ):
+        out = hipkit.empty(n, dtype)
+        g = sobol(dimensions, offset + m * len(calls))
+        getattr(hr, f"hiprandGenerate{kind}")(g, out, n, *args)
+        calls.append(out.get().reshape(dimensions, m))
+    uniform, double, normal, normal_double, log, log_double = calls
+    np.testing.assert_array_equal(uniform, ref.uniform(x[0]))
+    np.testing.assert_array_equal(double, x[1] * 2.0**-32 + 2.0**-32)
+    np.testing.assert_allclose(normal, 1.5 + 0.5 * ref.sobol_normal(x[2]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(normal_double, -1.0 + 2.0 * ref.sobol_normal(x[3]), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(log, np.exp(0.25 + 0.5 * ref.sobol_normal(x[4])), rtol=1e-5)
+    np.testing.assert_allclose(log_double, np.exp(0.25 + 0.5 * ref.sobol_normal(x[5])), rtol=1e-13)
+
+
+def test_sobol_normals_of_the_first_points(sobol):
+    """Point 0 is 0 in every dimension: the largest normal, finite."""
+    out = hipkit.empty(4, np.float64)
+    hr.hiprandGenerateNormalDouble(sobol(4), out, 4, 0.0, 1.0)
+    np.testing.assert_allclose(out.get(), ref.sobol_normal(np.zeros(4, np.uint32)), rtol=1e-13)
+    assert np.all(np.isfinite(out.get())) and out.get()[0] > 6
+
+
+@pytest.mark.parametrize("lam", [0.7, 25.0, 900.0, 12000.0])
+def test_sobol_poisson_statistics(sobol, lam):
+    m = 1 << 13
+    out = hipkit.empty(2 * m, np.uint32)
+    hr.hiprandGeneratePoisson(sobol(2), out, 2 * m, lam)
+    for x in out.get().reshape(2, m).astype(np.float64):
+        # Quasi-random points are even: the moments are closer than independent numbers'.
+        assert abs(x.mean() - lam) < 3 * np.sqrt(lam / m)
+        assert abs(x.var() / lam - 1) < 3 * np.sqrt(2 / m) + 0.02
+
+
+def test_sobol_host_generators_give_the_same_points(sobol, rng):
+    offset = int(rng.integers(0, 2**24))
+    device_out, host_out = hipkit.empty(600, np.float32), np.empty(600, np.float32)
+    hr.hiprandGenerateUniform(sobol(6, offset), device_out, 600)
+    hr.hiprandGenerateUniform(sobol(6, offset, host=True), host_out, 600)
+    np.testing.assert_array_equal(host_out, device_out.get())
+
+
+def test_sobol_statuses(served, sobol):
+    g = sobol(3)
+    out = hipkit.empty(64, np.uint32)
+    assert status_of(hr.hiprandSetPseudoRandomGeneratorSeed, g, 5) == hr.HIPRAND_STATUS_TYPE_ERROR
+    assert status_of(hr.hiprandGenerate, g, out, 10) == hr.HIPRAND_STATUS_LENGTH_NOT_MULTIPLE
+    for dimensions in (0, 20001):
+        assert (
+            status_of(hr.hiprandSetQuasiRandomGeneratorDimensions, g, dimensions)
+            == hr.HIPRAND_STATUS_OUT_OF_RANGE
+        )
+    hr.hiprandGenerate(g, out, 63)  # whole points of the dimensions it has
+    if hr.follows_rule(served):  # hipkit's provider; cuRAND's wraps its own way
+        hr.hiprandSetGeneratorOffset(g, 2**32 - 4)  # SOBOL32 has 2^32 points
+        assert status_of(hr.hiprandGenerate, g, out, 15) == hr.HIPRAND_STATUS_OUT_OF_RANGE
+        hr.hiprandGenerate(g, out, 12)
+        for kind in (hr.HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL32, hr.HIPRAND_RNG_QUASI_SOBOL64):
+            assert status_of(hr.hiprandCreateGenerator, kind) == hr.HIPRAND_STATUS_NOT_IMPLEMENTED
+
+
+def test_quasi_default_is_sobol32(served, rng):
+    g = hr.hiprandCreateGenerator(hr.HIPRAND_RNG_QUASI_DEFAULT)
+    try:
+        out = hipkit.empty(50, np.uint32)
+        hr.hiprandGenerate(g, out, 50)
+        np.testing.assert_array_equal(out.get(), ref.sobol_points(1, 0, 50)[0])
+    finally:
+        hr.hiprandDestroyGenerator(g)
+
+
 # ---------------------------------------------------------------- statuses
 
 
@@ -210,12 +335,8 @@ def status_of(call, *args):
 def test_bad_and_unserved_generator_types(served):
     assert status_of(hr.hiprandCreateGenerator, 12345) == hr.HIPRAND_STATUS_TYPE_ERROR
     assert status_of(hr.hiprandCreateGeneratorHost, hr.HIPRAND_RNG_TEST) == hr.HIPRAND_STATUS_TYPE_ERROR
-    if hr.follows_rule(served):  # hipkit's own hipRAND makes the pseudo-random engines only
-        for kind in (
-            hr.HIPRAND_RNG_PSEUDO_MTGP32,
-            hr.HIPRAND_RNG_PSEUDO_MT19937,
-            hr.HIPRAND_RNG_QUASI_SOBOL32,
-        ):
+    if hr.follows_rule(served):  # hipkit's own hipRAND makes neither Mersenne twister
+        for kind in (hr.HIPRAND_RNG_PSEUDO_MTGP32, hr.HIPRAND_RNG_PSEUDO_MT19937):
             assert status_of(hr.hiprandCreateGenerator, kind) == hr.HIPRAND_STATUS_NOT_IMPLEMENTED
 
 

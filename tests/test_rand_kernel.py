@@ -18,6 +18,7 @@ import rand_reference as ref
 from lang_helpers import compile_once, recover
 
 import hipkit
+from hipkit.tables import make_sobol_tables
 
 STATES = {
     "philox": "hiprandStatePhilox4_32_10_t",
@@ -96,6 +97,26 @@ extern "C" __global__ void skips(unsigned long long seed, unsigned long long sub
     out[3 * i] = hiprand(&p);
     out[3 * i + 1] = hiprand(&x);
     out[3 * i + 2] = hiprand(&m);
+  }
+}
+// SOBOL32: thread t's dimension has the 32 direction numbers at vectors + 32 t; it
+// makes `calls` points from point off[t] + skip[t] (a skip ahead after init), each as
+// bits, a uniform, a normal double and a log-normal float.
+extern "C" __global__ void sobol(const unsigned int* vectors, const unsigned int* off,
+                                 const unsigned int* skip, int calls, unsigned int* bits, float* uniform,
+                                 double* normal, float* log_normal) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  hiprandStateSobol32_t s[4];
+  for (int k = 0; k < 4; ++k) {
+    hiprand_init(vectors + 32 * t, off[t], &s[k]);
+    skipahead(skip[t], &s[k]);
+  }
+  for (int i = 0; i < calls; ++i) {
+    const size_t at = (size_t)t * calls + i;
+    bits[at] = hiprand(&s[0]);
+    uniform[at] = hiprand_uniform(&s[1]);
+    normal[at] = hiprand_normal_double(&s[2]);
+    log_normal[at] = hiprand_log_normal(&s[3], 0.5f, 0.25f);
   }
 }
 """
@@ -193,6 +214,29 @@ def test_skipahead_is_init_with_offsets(mod, device, rng):
     want_m = (np.array(ref.mrg_values(seed, sub, off, 3), np.float64) * 1.000000048662).astype(np.uint32)
     recover(device)
     np.testing.assert_array_equal(got, [want_p, want_x, want_m])
+
+
+def test_sobol_points_in_kernels(mod, device, rng):
+    """Each thread's dimension, offset and skip fresh; the points are SciPy's."""
+    n, calls = 16, 9
+    dims = rng.integers(0, 64, n)
+    # SciPy's fast_forward takes time in proportion to the points skipped.
+    off = rng.integers(0, 2**20, n, dtype=np.uint32)
+    skip = rng.integers(0, 2**12, n, dtype=np.uint32)
+    vectors = np.array([make_sobol_tables.direction_vectors(int(d)) for d in dims], np.uint32)
+    outs = [hipkit.empty(n * calls, t) for t in (np.uint32, np.float32, np.float64, np.float32)]
+    mod.get_function("sobol")[1, n](
+        hipkit.to_device(vectors), hipkit.to_device(off), hipkit.to_device(skip), np.int32(calls), *outs
+    )
+    bits, uniform, normal, log_normal = (o.get().reshape(n, calls) for o in outs)
+    recover(device)
+    want = np.array(
+        [ref.sobol_points(64, int(o + k), calls)[d] for d, o, k in zip(dims, off, skip, strict=True)]
+    )
+    np.testing.assert_array_equal(bits, want)
+    np.testing.assert_array_equal(uniform, ref.uniform(want))
+    np.testing.assert_allclose(normal, ref.sobol_normal(want), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(log_normal, np.exp(0.5 + 0.25 * ref.sobol_normal(want)), rtol=2e-6)
 
 
 @pytest.mark.parametrize("engine", list(STATES))
@@ -300,12 +344,17 @@ extern "C" __global__ void roc(unsigned long long seed, float* out) {
   rocrand_state_philox4x32_10 p;
   rocrand_state_xorwow x;
   rocrand_state_mrg32k3a m;
+  rocrand_state_sobol32 q;
   rocrand_init(seed, t, 0, &p);
   rocrand_init(seed, t, 0, &x);
   rocrand_init(seed, t, 0, &m);
-  out[3 * t] = rocrand_uniform(&p);
-  out[3 * t + 1] = rocrand_uniform(&x);
-  out[3 * t + 2] = rocrand_uniform(&m);
+  unsigned int van_der_corput[32];  // SOBOL32's dimension 0
+  for (int k = 0; k < 32; ++k) van_der_corput[k] = 1u << (31 - k);
+  rocrand_init(van_der_corput, t, &q);
+  out[4 * t] = rocrand_uniform(&p);
+  out[4 * t + 1] = rocrand_uniform(&x);
+  out[4 * t + 2] = rocrand_uniform(&m);
+  out[4 * t + 3] = rocrand_uniform(&q);
 }
 """
 
@@ -314,15 +363,16 @@ def test_rocrand_names_are_the_same_numbers(mod, device, rng):
     roc = compile_once(ROC_SOURCE)
     seed = int(rng.integers(0, 2**64, dtype=np.uint64))
     n = 8
-    out = hipkit.empty(3 * n, np.float32)
+    out = hipkit.empty(4 * n, np.float32)
     roc.get_function("roc")[1, n](seed, out)
-    got = out.get().reshape(n, 3)
+    got = out.get().reshape(n, 4)
     sub, off = np.arange(n, dtype=np.uint64), np.zeros(n, np.uint64)
     for k, engine in enumerate(STATES):
         np.testing.assert_array_equal(
             got[:, k], run(mod, engine, "uniform", seed, sub, off, 1, 1, np.float32, grid=(1, n))[:, 0]
         )
     recover(device)
+    np.testing.assert_array_equal(got[:, 3], ref.uniform(ref.sobol_points(1, 0, n)[0]))
 
 
 @pytest.mark.parametrize("target", ["sm_90", "gfx90a"])

@@ -1,6 +1,7 @@
 """hipkit's hiprand_kernel.h against cuRAND's own curand_kernel.h, in the same kernels of
 one nvcc-built program on an NVIDIA GPU: for the same (seed, subsequence, offset) every
-call gives cuRAND's bits (issue 18, item 5).  The program is built for sm_90 wherever
+call gives cuRAND's bits (issue 18, item 5), and SOBOL32's for the same direction
+numbers and offset.  The program is built for sm_90 wherever
 nvcc and cuRAND's headers are (no GPU needed); it runs where an NVIDIA GPU is.
 
 cuRAND's headers are NVIDIA's ``nvidia-curand`` wheel's (``pip install 'hipkit[nvidia]'``)
@@ -16,7 +17,12 @@ import numpy as np
 import pytest
 from test_cc import build, write
 from test_cc_nvidia import no_gpu_reason
-from test_cc_rand import check_curand_program, hipify_curand_program
+from test_cc_rand import (
+    check_curand_program,
+    check_sobol_program,
+    hipify_curand_program,
+    hipify_sobol_program,
+)
 
 from hipkit.platforms.nvidia import toolkit
 from hipkit.platforms.nvidia.toolchain import NvidiaToolchain
@@ -82,7 +88,43 @@ static int run_{kernel}(unsigned long long seed, double lambda) {{
 """
 
 
-ENTRIES = [(e, *c) for e in STATES for c in CALLS] + [("philox", *c) for c in PHILOX_CALLS]
+# SOBOL32's calls: one point each (its Poisson numbers are made by hipkit's own method).
+SOBOL_CALLS = tuple(c for c in CALLS if "2" not in c[0] and c[0] != "poisson")
+
+
+def _sobol_kernel(name: str, ctype: str, per: int, call: str) -> str:
+    """A kernel whose threads make SOBOL32 points from 32 direction numbers of
+    splitmix64 (any 32 words are an engine's) and an offset below 2^32 - CALLS."""
+    body = []
+    for side, prefix in (("c", "curand"), ("h", "hiprand")):
+        body.append(f"""  {{
+    {prefix}StateSobol32_t s;
+    {prefix}_init(v, off, &s);
+    {ctype}* o = out_{side} + (size_t)t * CALLS;
+    for (int i = 0; i < CALLS; ++i) o[i] = {call.replace("X", prefix)};
+  }}""")
+    kernel = f"sobol_{name}"
+    return f"""
+__global__ void {kernel}(unsigned long long seed, double lambda, {ctype}* out_c, {ctype}* out_h) {{
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned int v[32];
+  for (int k = 0; k < 32; ++k) v[k] = (unsigned int)splitmix(seed ^ (64ull * t + k));
+  const unsigned int off = (unsigned int)(splitmix(seed ^ (64ull * t + 40)) % (0xFFFFFFFFull - CALLS));
+{chr(10).join(body)}
+}}
+static int run_{kernel}(unsigned long long seed, double lambda) {{
+  return compare<{ctype}>("{kernel}", 1, [&]({ctype}* c, {ctype}* h) {{
+    {kernel}<<<BLOCKS, THREADS>>>(seed, lambda, c, h);
+  }}, lambda);
+}}
+"""
+
+
+ENTRIES = (
+    [(e, *c) for e in STATES for c in CALLS]
+    + [("philox", *c) for c in PHILOX_CALLS]
+    + [("sobol", *c) for c in SOBOL_CALLS]
+)
 
 # One program: each kernel makes cuRAND's numbers and hipkit's for the same starts,
 # and the host compares their bits.  Half the threads start at (subsequence t, a small
@@ -136,7 +178,7 @@ template <class T, class Launch> int compare(const char* name, int per, Launch l
   return 0;
 }
 """
-    + "".join(_kernel(*entry) for entry in ENTRIES)
+    + "".join(_sobol_kernel(*entry[1:]) if entry[0] == "sobol" else _kernel(*entry) for entry in ENTRIES)
     + "int main(int argc, char** argv) {\n  const unsigned long long seed = strtoull(argv[1], 0, 10);\n"
     + "  int failed = 0;\n"
     + "".join(
@@ -210,3 +252,27 @@ def test_hipified_curand_program_on_nvidia(hipified, rng, tmp_path):
     if reason:
         pytest.skip(f"built, not run: {reason}")
     check_curand_program(hipified, rng, tmp_path, host_rule=False)
+
+
+@pytest.fixture(scope="module")
+def hipified_sobol(tmp_path_factory) -> Path:
+    """The hipified SOBOL32 program of test_cc_rand.py, built for sm_90: its host API
+    is cuRAND's, its kernel hipkit's device API over cuRAND's direction vectors."""
+    reason = NvidiaToolchain.missing()
+    if reason:
+        pytest.skip(reason)
+    if toolkit.find_curand() is None:
+        pytest.skip(toolkit.CURAND_MISSING)
+    folder = tmp_path_factory.mktemp("rand_nvidia_sobol")
+    hipify_sobol_program(folder)
+    build(
+        folder, "--platform", "nvidia", "--offload-arch=sm_90", "-O2", "-o", "sobol", "sobol.hip", "-lhiprand"
+    )
+    return folder / "sobol"
+
+
+def test_hipified_sobol_program_on_nvidia(hipified_sobol, rng, tmp_path):
+    reason = no_gpu_reason()
+    if reason:
+        pytest.skip(f"built, not run: {reason}")
+    check_sobol_program(hipified_sobol, rng, tmp_path)
