@@ -1,20 +1,22 @@
-"""hipFFT's C API against NumPy on fresh random data, and every result code a user can
-provoke, for each hipFFT hipkit has: each platform's Python provider (the ``fft``
-face: scipy.fft on the CPU, cuFFT on NVIDIA, ROCm's hipFFT on AMD) and the CPU
-programs' engine (libhipkit_cpu_fft.so), called with C's arguments.  The same checks
-through hipkit.hipfft's names, and their errors, are at the end."""
+"""hipFFT's C API against NumPy on fresh random data, its version, and every result
+code a user can provoke, for each hipFFT hipkit has: each platform's Python provider
+(the ``fft`` face: scipy.fft on the CPU, cuFFT on NVIDIA, ROCm's hipFFT on AMD) and the
+CPU programs' engine (libhipkit_cpu_fft.so), called with C's arguments.  The same
+checks through hipkit.hipfft's names, and their errors, are at the end."""
 
 from __future__ import annotations
 
 import ctypes
 import math
+import re
 
 import numpy as np
 import pytest
 
 import hipkit
 from hipkit import hipfft, platforms
-from hipkit.platforms.base.fft import FftLibrary, FftUnavailable, hipfftResult
+from hipkit.platforms.base.fft import HIPFFT_VERSION, FftLibrary, FftUnavailable, hipfftResult
+from hipkit.platforms.base.platform import PORTABLE_INCLUDE_DIR
 
 R = hipfftResult
 C2C, R2C, C2R, Z2Z, D2Z, Z2D = 0x29, 0x2A, 0x2C, 0x69, 0x6A, 0x6C
@@ -232,6 +234,38 @@ def test_plan1d_2d_3d(lib, rng):
         assert lib("hipfftDestroy", slot.value) == 0
 
 
+def version_number(parts: list[int], provider: str) -> int:
+    """hipfftGetVersion's number made of hipfftGetProperty's parts: hipFFT's way, or
+    cuFFT's own (major * 1000 + ...) where cuFFT serves, as hipFFT on NVIDIA answers."""
+    major, minor, patch = parts
+    return major * (1000 if provider.startswith("cuFFT") else 10000) + minor * 100 + patch
+
+
+def test_version_and_properties(lib):
+    """hipfftGetVersion is made of hipfftGetProperty's three parts; a null out-parameter
+    or a property hipFFT lacks: HIPFFT_INVALID_VALUE."""
+    version, part = ctypes.c_int(-1), ctypes.c_int(-1)
+    assert lib("hipfftGetVersion", ctypes.addressof(version)) == 0
+    parts = []
+    for prop in hipfft.hipfftLibraryPropertyType:
+        assert lib("hipfftGetProperty", prop, ctypes.addressof(part)) == 0
+        parts.append(part.value)
+    assert version.value == version_number(parts, lib.library.description)
+    assert lib("hipfftGetVersion", 0) == R.HIPFFT_INVALID_VALUE
+    assert lib("hipfftGetProperty", hipfft.HIPFFT_MAJOR_VERSION, 0) == R.HIPFFT_INVALID_VALUE
+    for unknown in (-1, 3):
+        assert lib("hipfftGetProperty", unknown, ctypes.addressof(part)) == R.HIPFFT_INVALID_VALUE
+
+
+def test_python_version_is_the_headers():
+    """HIPFFT_VERSION, which the CPU's Python provider answers, is api.h's, which the
+    CPU's engine answers in programs."""
+    api = (PORTABLE_INCLUDE_DIR / "hipkit_fft" / "api.h").read_text()
+    found = re.findall(r"#define hipfftVersion(Major|Minor|Patch) (\d+)", api)
+    assert [name for name, _ in found] == ["Major", "Minor", "Patch"]
+    assert tuple(int(number) for _, number in found) == HIPFFT_VERSION
+
+
 # ------------------------------------------------------------------ result codes
 
 
@@ -344,3 +378,17 @@ def test_names_raise_hipfft_errors(device, rng):
     with pytest.raises(hipfft.HipfftError) as info:
         hipfft.hipfftDestroy(plan)
     assert info.value.result == hipfft.HIPFFT_INVALID_PLAN
+
+
+def test_names_give_the_version(device):
+    """hipfftGetVersion() is made of hipfftGetProperty(type)'s parts; a property hipFFT
+    lacks raises HipfftError(HIPFFT_INVALID_VALUE)."""
+    try:
+        provider = hipfft.provider()
+    except hipfft.HipfftError as exc:
+        pytest.skip(str(exc))
+    parts = [hipfft.hipfftGetProperty(prop) for prop in hipfft.hipfftLibraryPropertyType]
+    assert hipfft.hipfftGetVersion() == version_number(parts, provider)
+    with pytest.raises(hipfft.HipfftError) as info:
+        hipfft.hipfftGetProperty(3)
+    assert info.value.result == hipfft.HIPFFT_INVALID_VALUE and info.value.function == "hipfftGetProperty"

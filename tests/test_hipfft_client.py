@@ -2,7 +2,9 @@
 and in place with a kernel between on one stream, 2-D D2Z and Z2D, an advanced layout,
 a bad size), translated with ``hipkit hipify``, built with ``hipkit cc -lhipfft`` and
 run: on the CPU here, on hipkit's FFT engine; for NVIDIA built with nvcc for sm_90 on
-cuFFT through hipkit's hipFFT-on-cuFFT header, and run where a GPU is."""
+cuFFT through hipkit's hipFFT-on-cuFFT header, and run where a GPU is.  A hipFFT
+program of hipfftGetVersion and hipfftGetProperty, their NULL and unknown cases too,
+built and run alike."""
 
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_cc import REPO, hipkit_command
+from test_cc import REPO, build, hipkit_command, program_lines, write
 from test_cc_nvidia import no_gpu_reason
 from test_rocblas import needs_cpu
 
 from hipkit.cxx import lexer
+from hipkit.platforms.base.fft import HIPFFT_VERSION
 from hipkit.platforms.nvidia import toolkit
 from hipkit.platforms.nvidia.toolchain import NvidiaToolchain
 
@@ -102,3 +105,53 @@ def test_client_on_nvidia(hipified, rng):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert_passed(done.stdout)
+
+
+VERSION = r"""
+#include <hipfft/hipfft.h>
+#include <cstdio>
+
+int main() {
+  int version = -1, major = -1, minor = -1, patch = -1, unused = -1;
+  printf("%d %d %d %d\n", hipfftGetVersion(&version), hipfftGetProperty(HIPFFT_MAJOR_VERSION, &major),
+         hipfftGetProperty(HIPFFT_MINOR_VERSION, &minor), hipfftGetProperty(HIPFFT_PATCH_LEVEL, &patch));
+  printf("%d %d %d %d\n", version, major, minor, patch);
+  printf("%d %d %d\n", hipfftGetVersion(nullptr), hipfftGetProperty(HIPFFT_PATCH_LEVEL, nullptr),
+         hipfftGetProperty(static_cast<hipfftLibraryPropertyType>(3), &unused));
+  printf("%d.%d.%d\n", hipfftVersionMajor, hipfftVersionMinor, hipfftVersionPatch);
+  return 0;
+}
+"""
+HEADER_VERSION = ".".join(map(str, HIPFFT_VERSION))
+
+
+@needs_cpu
+def test_version_program_on_the_cpu(tmp_path):
+    """The engine answers the hipFFT API hipkit follows, the header's version, in
+    hipFFT's encoding (10021 for 1.0.21); NULL and an unknown property:
+    HIPFFT_INVALID_VALUE."""
+    write(tmp_path, "version.hip", VERSION)
+    build(tmp_path, "-o", "version", "version.hip", "-lhipfft")
+    major, minor, patch = HIPFFT_VERSION
+    number = major * 10000 + minor * 100 + patch
+    want = ["0 0 0 0", f"{number} {major} {minor} {patch}", "4 4 4", HEADER_VERSION]
+    assert program_lines(tmp_path / "version") == want
+
+
+def test_version_program_on_nvidia(tmp_path):
+    """On cuFFT: cuFFT's version, its number cuFFT's (major * 1000 + minor * 100 +
+    patch), the checks ROCm's; built for sm_90, run where an NVIDIA GPU is."""
+    missing = NvidiaToolchain.missing() or ("" if toolkit.find_cufft() else toolkit.CUFFT_MISSING)
+    if missing:
+        pytest.skip(missing)
+    write(tmp_path, "version.hip", VERSION)
+    flags = ["--platform", "nvidia", "--offload-arch=sm_90", "-o", "version", "-lhipfft"]
+    build(tmp_path, *flags, "version.hip")
+    if no_gpu_reason():
+        pytest.skip(f"built, not run: {no_gpu_reason()}")
+    done = subprocess.run([str(tmp_path / "version")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    codes, numbers, bad, header = done.stdout.splitlines()
+    version, major, minor, patch = map(int, numbers.split())
+    assert (codes, bad, header) == ("0 0 0 0", "4 4 4", HEADER_VERSION)
+    assert version == major * 1000 + minor * 100 + patch

@@ -3,13 +3,15 @@
 hipFFT's plan functions and transforms (``hipfftPlan1d``, ``hipfftPlanMany``,
 ``hipfftCreate`` + ``hipfftMakePlan*``, ``hipfftGetSize*``, ``hipfftSetStream``,
 ``hipfftSetWorkArea``, ``hipfftSetAutoAllocation``, ``hipfftExtPlanScaleFactor``,
-``hipfftExecC2C/R2C/C2R/Z2Z/D2Z/Z2D``, ``hipfftDestroy``), its types and result codes
-with hipFFT's numbers (``hipfft.HIPFFT_C2C == 0x29``), over the provider of the current
-device's platform: scipy.fft on the CPU, cuFFT on NVIDIA, ROCm's hipFFT on AMD.
+``hipfftExecC2C/R2C/C2R/Z2Z/D2Z/Z2D``, ``hipfftDestroy``), ``hipfftGetVersion`` and
+``hipfftGetProperty``, its types, properties and result codes with hipFFT's numbers
+(``hipfft.HIPFFT_C2C == 0x29``), over the provider of the current device's platform:
+scipy.fft on the CPU, cuFFT on NVIDIA, ROCm's hipFFT on AMD.
 
 - hipFFT's arguments in hipFFT's order; what C writes to an out-parameter is
   returned: ``plan = hipfftPlan1d(nx, type, batch)``, ``plan = hipfftCreate()``,
-  ``work = hipfftMakePlan1d(plan, nx, type, batch)``, ``work = hipfftGetSize(plan)``.
+  ``work = hipfftMakePlan1d(plan, nx, type, batch)``, ``work = hipfftGetSize(plan)``,
+  ``version = hipfftGetVersion()``.
   ``n``, ``inembed`` and ``onembed`` are sequences of ints (None: NULL).
 - A result other than HIPFFT_SUCCESS raises :class:`HipfftError`, with ``.result``
   (a :class:`hipfftResult`) and ``.function``.  A plan that is not live (never made
@@ -33,7 +35,13 @@ Example
 
 from __future__ import annotations
 
-from ..platforms.base.fft import HIPFFT_BACKWARD, HIPFFT_FORWARD, hipfftResult, hipfftType
+from ..platforms.base.fft import (
+    HIPFFT_BACKWARD,
+    HIPFFT_FORWARD,
+    hipfftLibraryPropertyType,
+    hipfftResult,
+    hipfftType,
+)
 from ._api import (
     hipfftCreate,
     hipfftDestroy,
@@ -44,11 +52,13 @@ from ._api import (
     hipfftExecZ2D,
     hipfftExecZ2Z,
     hipfftExtPlanScaleFactor,
+    hipfftGetProperty,
     hipfftGetSize,
     hipfftGetSize1d,
     hipfftGetSize2d,
     hipfftGetSize3d,
     hipfftGetSizeMany,
+    hipfftGetVersion,
     hipfftMakePlan1d,
     hipfftMakePlan2d,
     hipfftMakePlan3d,
@@ -65,6 +75,7 @@ from .plans import HipfftError, provider
 
 globals().update(hipfftResult.__members__)
 globals().update(hipfftType.__members__)
+globals().update(hipfftLibraryPropertyType.__members__)
 
 __all__ = [
     "HIPFFT_BACKWARD",
@@ -79,11 +90,14 @@ __all__ = [
     "hipfftExecZ2D",
     "hipfftExecZ2Z",
     "hipfftExtPlanScaleFactor",
+    "hipfftGetProperty",
     "hipfftGetSize",
     "hipfftGetSize1d",
     "hipfftGetSize2d",
     "hipfftGetSize3d",
     "hipfftGetSizeMany",
+    "hipfftGetVersion",
+    "hipfftLibraryPropertyType",
     "hipfftMakePlan1d",
     "hipfftMakePlan2d",
     "hipfftMakePlan3d",
@@ -100,6 +114,7 @@ __all__ = [
     "provider",
     *hipfftResult.__members__,
     *hipfftType.__members__,
+    *hipfftLibraryPropertyType.__members__,
 ]
 
 

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..platforms.base.fft import FftLibrary
+from ..runtime.device import get_device
 from ..runtime.memory import device_pointer
-from .plans import call, function_of, int_array, live, native_stream, new_plan, state_of
+from .plans import call, function_of, int_array, library_of, live, native_stream, new_plan, state_of
 
 Ints = Sequence[int] | None
 
@@ -163,6 +164,39 @@ def hipfftDestroy(plan: int) -> None:
     """Release the plan; any later use answers HIPFFT_INVALID_PLAN."""
     _on(plan, "hipfftDestroy")
     live.pop(plan, None)
+
+
+# ------------------------------------------------------------------ the library
+
+
+def _get_int(name: str, *args: Any) -> int:
+    """What hipFFT function ``name`` of the current device's provider writes to its
+    ``int*`` out-parameter, the last."""
+    function = function_of(library_of(get_device(), name), name)
+    value = ctypes.c_int(0)
+    call(name, function, *args, ctypes.addressof(value))
+    return value.value
+
+
+def hipfftGetVersion() -> int:
+    """The version of the current device's hipFFT, as its provider answers: on the CPU
+    the hipFFT API hipkit follows, written as hipFFT writes its version (major * 10000 +
+    minor * 100 + patch: 10021 for 1.0.21); on NVIDIA cuFFT's, as hipFFT there answers
+    (cuFFT's number, major * 1000 + minor * 100 + patch: 12500 for 12.5.0); on AMD ROCm's
+    hipFFT's own answer (rocFFT's version)."""
+    return _get_int("hipfftGetVersion")
+
+
+def hipfftGetProperty(type: int) -> int:
+    """A part of that version: ``type`` HIPFFT_MAJOR_VERSION, HIPFFT_MINOR_VERSION or
+    HIPFFT_PATCH_LEVEL (another: HIPFFT_INVALID_VALUE).
+
+    Example
+    -------
+    >>> hipfft.hipfftGetProperty(hipfft.HIPFFT_MAJOR_VERSION)  # doctest: +SKIP
+    1
+    """
+    return _get_int("hipfftGetProperty", int(type))
 
 
 # ------------------------------------------------------------------ transforms

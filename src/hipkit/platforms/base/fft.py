@@ -23,7 +23,8 @@ same numbers as cuFFT's):
 - a type hipFFT lacks: ``HIPFFT_NOT_IMPLEMENTED`` (ROCm's answer);
 - a null out-parameter or data pointer, a direction other than HIPFFT_FORWARD (-1) or
   HIPFFT_BACKWARD (1), an in-place exec whose input and output layouts do not overlay
-  element for element, a scale factor that is not finite: ``HIPFFT_INVALID_VALUE``.
+  element for element, a scale factor that is not finite, a property hipFFT lacks
+  (hipfftGetProperty): ``HIPFFT_INVALID_VALUE``.
 
 Inverse transforms are unnormalized.  In place (``idata == odata``) a real transform
 of the basic layout (no embeddings) has its real rows padded to ``2 * (n // 2 + 1)``
@@ -42,9 +43,11 @@ __all__ = [
     "FFT_FUNCTIONS",
     "HIPFFT_BACKWARD",
     "HIPFFT_FORWARD",
+    "HIPFFT_VERSION",
     "CtypesFftLibrary",
     "FftLibrary",
     "FftUnavailable",
+    "hipfftLibraryPropertyType",
     "hipfftResult",
     "hipfftType",
 ]
@@ -82,8 +85,19 @@ class hipfftType(enum.IntEnum):
     HIPFFT_Z2Z = 0x69
 
 
+class hipfftLibraryPropertyType(enum.IntEnum):
+    """hipFFT's library properties (hipfftGetProperty), with hipFFT's numbers."""
+
+    HIPFFT_MAJOR_VERSION = 0
+    HIPFFT_MINOR_VERSION = 1
+    HIPFFT_PATCH_LEVEL = 2
+
+
 HIPFFT_FORWARD = -1
 HIPFFT_BACKWARD = 1
+# The hipFFT whose API hipkit follows (1.0.21, ROCm 7.1's; api.h's hipfftVersionMajor,
+# Minor and Patch): the version hipkit's own hipFFT answers (the CPU's).
+HIPFFT_VERSION = (1, 0, 21)
 
 # hipFFT's functions that hipkit serves, with their C parameters (hipfft.h's).
 FFT_FUNCTIONS = {
@@ -123,11 +137,14 @@ FFT_FUNCTIONS = {
     ),
     "hipfftExecD2Z": "hipfftHandle plan, hipfftDoubleReal* idata, hipfftDoubleComplex* odata",
     "hipfftExecZ2D": "hipfftHandle plan, hipfftDoubleComplex* idata, hipfftDoubleReal* odata",
+    "hipfftGetVersion": "int* version",
+    "hipfftGetProperty": "hipfftLibraryPropertyType type, int* value",
 }
 
 _SCALAR_TYPES = {
     "int": ctypes.c_int,
     "hipfftType": ctypes.c_int,
+    "hipfftLibraryPropertyType": ctypes.c_int,
     "double": ctypes.c_double,
     "hipfftHandle": ctypes.c_void_p,
     "hipStream_t": ctypes.c_void_p,

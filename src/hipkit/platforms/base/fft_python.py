@@ -17,7 +17,7 @@ from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from .fft import FFT_FUNCTIONS, FftLibrary, hipfftResult
+from .fft import FFT_FUNCTIONS, HIPFFT_VERSION, FftLibrary, hipfftLibraryPropertyType, hipfftResult
 from .fft_plan import EXEC_TYPES, PlanDescription, describe, direction_ok, many, write_handle, write_size
 
 __all__ = ["Plan", "PythonFftLibrary"]
@@ -26,6 +26,7 @@ R = hipfftResult
 # Handles far above the small ints cuFFT numbers its plans with: the front end tells
 # the platforms' plans apart by handle.
 _ids = itertools.count(1 << 40)
+_PROPERTIES = frozenset(hipfftLibraryPropertyType)
 
 
 class Plan:
@@ -62,8 +63,9 @@ class PythonFftLibrary(FftLibrary):
 
     Subclasses implement :meth:`_make`, :meth:`_run`, and, where their library has
     them, :meth:`_create`, :meth:`_release`, :meth:`_set_stream`, :meth:`_set_work_area`,
-    :meth:`_set_auto_allocation`; ``scales`` says whether :meth:`_run` applies
-    ``plan.scale`` (else hipfftExtPlanScaleFactor answers HIPFFT_NOT_IMPLEMENTED).
+    :meth:`_set_auto_allocation`, and where it answers a version of its own,
+    :meth:`_get_version` and :meth:`_get_property`; ``scales`` says whether :meth:`_run`
+    applies ``plan.scale`` (else hipfftExtPlanScaleFactor answers HIPFFT_NOT_IMPLEMENTED).
     """
 
     scales = False
@@ -108,6 +110,18 @@ class PythonFftLibrary(FftLibrary):
 
     def _set_auto_allocation(self, plan: Plan) -> int:
         return R.HIPFFT_SUCCESS
+
+    def _get_version(self) -> int:
+        """hipfftGetVersion's number: by default the version of the hipFFT whose API
+        hipkit follows (:data:`~.fft.HIPFFT_VERSION`), written as hipFFT writes its
+        version: major * 10000 + minor * 100 + patch."""
+        major, minor, patch = HIPFFT_VERSION
+        return major * 10000 + minor * 100 + patch
+
+    def _get_property(self, type: hipfftLibraryPropertyType) -> int:
+        """hipfftGetProperty's value of ``type``: by default that part of
+        :data:`~.fft.HIPFFT_VERSION`."""
+        return HIPFFT_VERSION[type]
 
     # ------------------------------------------------------------ hipFFT's functions
 
@@ -211,6 +225,18 @@ class PythonFftLibrary(FftLibrary):
         if not work_size:
             return R.HIPFFT_INVALID_VALUE
         write_size(work_size, state.work)
+        return R.HIPFFT_SUCCESS
+
+    def hipfftGetVersion(self, version: int) -> int:
+        if not version:
+            return R.HIPFFT_INVALID_VALUE
+        ctypes.c_int.from_address(version).value = self._get_version()
+        return R.HIPFFT_SUCCESS
+
+    def hipfftGetProperty(self, type: int, value: int) -> int:
+        if not value or type not in _PROPERTIES:
+            return R.HIPFFT_INVALID_VALUE
+        ctypes.c_int.from_address(value).value = self._get_property(hipfftLibraryPropertyType(type))
         return R.HIPFFT_SUCCESS
 
     def hipfftExtPlanScaleFactor(self, plan: int, scale: float) -> int:

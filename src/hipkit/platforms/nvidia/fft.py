@@ -12,7 +12,9 @@ A plan belongs to the device current when it is created (the device's primary
 context, which hipkit's runtime, CuPy and PyTorch share): the front ends make the
 device current first.  cuFFT has no scale factor: hipfftExtPlanScaleFactor answers
 HIPFFT_NOT_IMPLEMENTED, and :mod:`hipkit.fft` scales with a kernel of its own, as CuPy
-does.
+does.  hipfftGetVersion and hipfftGetProperty answer cuFFT's version, as hipFFT on
+NVIDIA does (hipRAND here answers cuRAND's alike); hipfftGetVersion's number is
+cuFFT's, major * 1000 + minor * 100 + patch (12500: cuFFT 12.5.0), not hipFFT's.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import functools
 import threading
 from typing import Any
 
-from ..base.fft import FftUnavailable, hipfftResult
+from ..base.fft import FftUnavailable, hipfftLibraryPropertyType, hipfftResult
 from ..base.fft_plan import PlanDescription
 from ..base.fft_python import Plan, PythonFftLibrary
 
@@ -108,6 +110,12 @@ class CufftLibrary(PythonFftLibrary):
 
     def _set_auto_allocation(self, plan: Plan) -> int:
         return self._call("set_auto_allocation", plan.handle, int(plan.auto_allocate))[0]
+
+    def _get_version(self) -> int:
+        return int(self._cufft.get_version())
+
+    def _get_property(self, type: hipfftLibraryPropertyType) -> int:
+        return int(self._cufft.get_property(type))  # cuFFT's libraryPropertyType numbers them alike
 
 
 def _embed(strides: tuple[int, ...]) -> list[int]:

@@ -129,3 +129,23 @@ HK_FFT_API hipfftResult hipfftExecZ2D(hipfftHandle plan, hipfftDoubleComplex* in
   const hkprovider::ApiCall call("hipfftExecZ2D");
   return exec(plan, HIPFFT_Z2D, "hipfftExecZ2D", in, out, HIPFFT_BACKWARD);
 }
+
+// The version of the hipFFT whose API the engine follows (api.h), written as hipFFT
+// writes its version (ROCm's answers rocFFT's, the library doing its work).
+HK_FFT_API hipfftResult hipfftGetVersion(int* version) {
+  const hkprovider::ApiCall call("hipfftGetVersion");
+  if (version == nullptr) return HIPFFT_INVALID_VALUE;
+  *version = hipfftVersionMajor * 10000 + hipfftVersionMinor * 100 + hipfftVersionPatch;
+  return HIPFFT_SUCCESS;
+}
+
+HK_FFT_API hipfftResult hipfftGetProperty(hipfftLibraryPropertyType type, int* value) {
+  const hkprovider::ApiCall call("hipfftGetProperty");
+  if (value == nullptr) return HIPFFT_INVALID_VALUE;
+  switch (type) {
+    case HIPFFT_MAJOR_VERSION: *value = hipfftVersionMajor; return HIPFFT_SUCCESS;
+    case HIPFFT_MINOR_VERSION: *value = hipfftVersionMinor; return HIPFFT_SUCCESS;
+    case HIPFFT_PATCH_LEVEL: *value = hipfftVersionPatch; return HIPFFT_SUCCESS;
+  }
+  return HIPFFT_INVALID_VALUE;
+}

@@ -17,6 +17,12 @@
 #define HIPKIT_FFT_DECL
 #endif
 
+// The hipFFT whose API this follows (1.0.21, ROCm 7.1's), by hipfft-version.h's names;
+// platforms/base/fft.py's HIPFFT_VERSION says the same for Python.
+#define hipfftVersionMajor 1
+#define hipfftVersionMinor 0
+#define hipfftVersionPatch 21
+
 typedef enum hipfftResult_t {
   HIPFFT_SUCCESS = 0,
   HIPFFT_INVALID_PLAN = 1,
@@ -109,6 +115,8 @@ HIPKIT_FFT_DECL hipfftResult hipfftExecD2Z(hipfftHandle plan, hipfftDoubleReal* 
                                            hipfftDoubleComplex* odata);
 HIPKIT_FFT_DECL hipfftResult hipfftExecZ2D(hipfftHandle plan, hipfftDoubleComplex* idata,
                                            hipfftDoubleReal* odata);
+HIPKIT_FFT_DECL hipfftResult hipfftGetVersion(int* version);
+HIPKIT_FFT_DECL hipfftResult hipfftGetProperty(hipfftLibraryPropertyType type, int* value);
 
 #ifdef __cplusplus
 }

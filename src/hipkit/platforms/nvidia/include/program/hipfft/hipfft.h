@@ -116,5 +116,16 @@ inline hipfftResult hipfftExecD2Z(hipfftHandle plan, hipfftDoubleReal* idata, hi
 inline hipfftResult hipfftExecZ2D(hipfftHandle plan, hipfftDoubleComplex* idata, hipfftDoubleReal* odata) {
   __HK_FFT_CALL(hipfftExecZ2D, cufftExecZ2D(plan, hkfft_nv::z(idata), odata));
 }
+// cuFFT's version, as hipFFT on NVIDIA answers (cuFFT's number: major * 1000 + minor *
+// 100 + patch), after ROCm's checks: NULL or a property hipFFT lacks is HIPFFT_INVALID_VALUE.
+inline hipfftResult hipfftGetVersion(int* version) {
+  if (version == nullptr) return HIPFFT_INVALID_VALUE;
+  __HK_FFT_CALL(hipfftGetVersion, cufftGetVersion(version));
+}
+inline hipfftResult hipfftGetProperty(hipfftLibraryPropertyType type, int* value) {
+  if (value == nullptr || (type != HIPFFT_MAJOR_VERSION && type != HIPFFT_MINOR_VERSION && type != HIPFFT_PATCH_LEVEL))
+    return HIPFFT_INVALID_VALUE;
+  __HK_FFT_CALL(hipfftGetProperty, cufftGetProperty(static_cast<libraryPropertyType>(type), value));
+}
 
 }  // extern "C"
