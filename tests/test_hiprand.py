@@ -40,6 +40,12 @@ def rule(served):
     return served
 
 
+def destroy_live(generators):
+    for g in generators:
+        if g in hr._generators.live:
+            hr.hiprandDestroyGenerator(g)
+
+
 @pytest.fixture
 def generator(served, request):
     made = []
@@ -54,9 +60,7 @@ def generator(served, request):
         return g
 
     yield make
-    for g in made:
-        if g in hr._generators.live:
-            hr.hiprandDestroyGenerator(g)
+    destroy_live(made)
 
 
 def words(engine, seed, offset, n):
@@ -203,7 +207,7 @@ def test_poisson_statistics(generator, engine, lam):
 
 
 @pytest.fixture
-def sobol(served, request):
+def sobol(served):
     """A SOBOL32 generator of ``dimensions`` from point ``offset`` (host memory where
     asked); the CPU's and cuRAND's alike are checked against SciPy's points."""
     made = []
@@ -218,9 +222,7 @@ def sobol(served, request):
         return g
 
     yield make
-    for g in made:
-        if g in hr._generators.live:
-            hr.hiprandDestroyGenerator(g)
+    destroy_live(made)
 
 
 def test_sobol_points_are_scipys(sobol, rng):

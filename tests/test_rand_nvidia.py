@@ -231,20 +231,23 @@ def test_bit_for_bit_with_curand(program, rng):
     assert not differ, f"seed {seed}: " + "; ".join(differ)
 
 
-@pytest.fixture(scope="module")
-def hipified(tmp_path_factory) -> Path:
-    """The hipified cuRAND program of test_cc_rand.py, built for sm_90 (hipRAND on cuRAND)."""
+def build_hipified(tmp_path_factory, hipify, name: str) -> Path:
+    """A cuRAND program of test_cc_rand.py, translated by ``hipify`` and built for sm_90
+    (hipRAND on cuRAND) as ``name``."""
     reason = NvidiaToolchain.missing()
     if reason:
         pytest.skip(reason)
     if toolkit.find_curand() is None:
         pytest.skip(toolkit.CURAND_MISSING)
-    folder = tmp_path_factory.mktemp("rand_nvidia_program")
-    hipify_curand_program(folder)
-    build(
-        folder, "--platform", "nvidia", "--offload-arch=sm_90", "-O2", "-o", "both", "both.hip", "-lhiprand"
-    )
-    return folder / "both"
+    folder = tmp_path_factory.mktemp(f"rand_nvidia_{name}")
+    source = hipify(folder)
+    build(folder, "--platform", "nvidia", "--offload-arch=sm_90", "-O2", "-o", name, source.name, "-lhiprand")
+    return folder / name
+
+
+@pytest.fixture(scope="module")
+def hipified(tmp_path_factory) -> Path:
+    return build_hipified(tmp_path_factory, hipify_curand_program, "both")
 
 
 def test_hipified_curand_program_on_nvidia(hipified, rng, tmp_path):
@@ -256,19 +259,9 @@ def test_hipified_curand_program_on_nvidia(hipified, rng, tmp_path):
 
 @pytest.fixture(scope="module")
 def hipified_sobol(tmp_path_factory) -> Path:
-    """The hipified SOBOL32 program of test_cc_rand.py, built for sm_90: its host API
-    is cuRAND's, its kernel hipkit's device API over cuRAND's direction vectors."""
-    reason = NvidiaToolchain.missing()
-    if reason:
-        pytest.skip(reason)
-    if toolkit.find_curand() is None:
-        pytest.skip(toolkit.CURAND_MISSING)
-    folder = tmp_path_factory.mktemp("rand_nvidia_sobol")
-    hipify_sobol_program(folder)
-    build(
-        folder, "--platform", "nvidia", "--offload-arch=sm_90", "-O2", "-o", "sobol", "sobol.hip", "-lhiprand"
-    )
-    return folder / "sobol"
+    """Its host API is cuRAND's, its kernel hipkit's device API over cuRAND's direction
+    vectors."""
+    return build_hipified(tmp_path_factory, hipify_sobol_program, "sobol")
 
 
 def test_hipified_sobol_program_on_nvidia(hipified_sobol, rng, tmp_path):
