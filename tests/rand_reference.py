@@ -215,12 +215,12 @@ def sobol_points(dimensions: int, offset: int, m: int) -> np.ndarray:
 
 def sobol_normal(words) -> np.ndarray:
     """cuRAND's normal of a quasi-random 32-bit point (double precision): the inverse
-    normal distribution of its uniform, the upper half mirrored onto the lower (so
-    point 0 is the largest)."""
+    normal distribution of its uniform, the upper half mirrored onto the lower (point 0
+    the lowest)."""
     from scipy.special import erfcinv
 
     x = np.asarray(words, np.uint32).astype(np.int64)
     upper = x > 2**31
     x = np.where(upper, 2**32 - 1 - x, x)
     p = x * 2.0**-32 + 2.0**-33
-    return np.where(upper, -1.0, 1.0) * np.sqrt(2.0) * erfcinv(2 * p)
+    return np.where(upper, 1.0, -1.0) * np.sqrt(2.0) * erfcinv(2 * p)

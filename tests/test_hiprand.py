@@ -270,11 +270,12 @@ def test_sobol_distributions(sobol, rng):
 
 
 def test_sobol_normals_of_the_first_points(sobol):
-    """Point 0 is 0 in every dimension: the largest normal, finite."""
+    """Point 0 is 0 in every dimension: the lowest normal, finite (cuRAND's order, seen
+    on the H200)."""
     out = hipkit.empty(4, np.float64)
     hr.hiprandGenerateNormalDouble(sobol(4), out, 4, 0.0, 1.0)
     np.testing.assert_allclose(out.get(), ref.sobol_normal(np.zeros(4, np.uint32)), rtol=1e-13)
-    assert np.all(np.isfinite(out.get())) and out.get()[0] > 6
+    assert np.all(np.isfinite(out.get())) and out.get()[0] < -6
 
 
 @pytest.mark.parametrize("lam", [0.7, 25.0, 900.0, 12000.0])

@@ -97,9 +97,10 @@ __HK_RAND_FN double __hk_erfcinv(double y) {
 #define __HK_ERFCINV __hk_erfcinv
 #endif
 
-// A point's normal: the upper half mirrored onto the lower, so that p is in (0, 0.5].
+// A point's normal, increasing with the point (point 0 the lowest, as cuRAND's): the
+// upper half mirrored onto the lower, so that p is in (0, 0.5].
 __HK_RAND_FN float __hk_normal_icdf(unsigned int x) {
-  float s = 1.4142135f;
+  float s = -1.4142135f;
   if (x > 0x80000000u) {
     x = 0xFFFFFFFFu - x;
     s = -s;
@@ -108,7 +109,7 @@ __HK_RAND_FN float __hk_normal_icdf(unsigned int x) {
   return s * __HK_ERFCINVF(2.0f * p);
 }
 __HK_RAND_FN double __hk_normal_icdf_double(unsigned int x) {
-  double s = 1.4142135623730951;
+  double s = -1.4142135623730951;
   if (x > 0x80000000u) {
     x = 0xFFFFFFFFu - x;
     s = -s;
