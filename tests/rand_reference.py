@@ -224,3 +224,76 @@ def sobol_normal(words) -> np.ndarray:
     x = np.where(upper, 2**32 - 1 - x, x)
     p = x * 2.0**-32 + 2.0**-33
     return np.where(upper, 1.0, -1.0) * np.sqrt(2.0) * erfcinv(2 * p)
+
+
+# ---------------------------------------------------------------- MTGP32
+
+MTGP_WORDS, MTGP_RING = 351, 1024
+MTGP_HOST_STATES, MTGP_ROUND = 192, 256  # cuRAND's host generator's
+
+
+@functools.cache
+def mtgp32_sets():
+    """The 200 parameter sets (hipkit's table as data; the table test compares it with
+    cuRAND's)."""
+    from hipkit.tables import make_mtgp_tables
+
+    return make_mtgp_tables.written_sets()
+
+
+def mtgp32_seeded(index: int, seed: int) -> np.ndarray:
+    """Parameter set ``index``'s state words for a 32-bit seed (Saito and Matsumoto's
+    initialization: a byte of the hidden seed everywhere, then Mersenne Twister's
+    recurrence from the seed and the hidden seed), in a ring of 1024 words."""
+    p = mtgp32_sets()[index]
+    hidden = (p.tbl[4] ^ (p.tbl[8] << 16)) & MASK32
+    fill = (hidden + (hidden >> 16)) & MASK32
+    fill = (fill + (fill >> 8)) & 0xFF
+    s = [fill * 0x01010101] * MTGP_WORDS
+    s[0], s[1] = seed & MASK32, hidden
+    for i in range(1, MTGP_WORDS):
+        s[i] ^= (1812433253 * (s[i - 1] ^ (s[i - 1] >> 30)) + i) & MASK32
+    ring = np.zeros(MTGP_RING, np.uint64)
+    ring[:MTGP_WORDS] = s
+    return ring
+
+
+def mtgp32_rounds(index: int, seed: int, threads: int, rounds: int) -> np.ndarray:
+    """(rounds, threads) numbers of a state of set ``index`` from ``seed``, made by a block
+    of ``threads``: in a round thread t's number comes of words t, t + 1 and t + pos
+    (from the state's offset), written back at t + 351 and tempered with t + pos - 1."""
+    p = mtgp32_sets()[index]
+    s = mtgp32_seeded(index, seed)
+    tbl, tmp = np.array(p.tbl, np.uint64), np.array(p.tmp_tbl, np.uint64)
+    at, out = np.arange(threads), []
+    for _ in range(rounds):
+        x = (s[at % MTGP_RING] & np.uint64(p.mask)) ^ s[(at + 1) % MTGP_RING]
+        x = (x ^ (x << np.uint64(p.sh1))) & U32
+        y = x ^ (s[(at + p.pos) % MTGP_RING] >> np.uint64(p.sh2))
+        y ^= tbl[(y & np.uint64(15)).astype(np.intp)]
+        s[(at + MTGP_WORDS) % MTGP_RING] = y
+        u = s[(at + p.pos - 1) % MTGP_RING]
+        u ^= u >> np.uint64(16)
+        u ^= u >> np.uint64(8)
+        out.append((y ^ tmp[(u & np.uint64(15)).astype(np.intp)]).astype(np.uint32))
+        at = at + threads
+    return np.array(out)
+
+
+def mtgp32_kernel_seed(seed: int, i: int) -> int:
+    """The 32-bit seed of state i of hiprandMakeMTGP32KernelState (cuRAND's)."""
+    return ((seed ^ (seed >> 32)) + i + 1) & MASK32
+
+
+def mtgp32_host(seed: int, n: int) -> np.ndarray:
+    """The first n numbers of the host API's MTGP32 generator (cuRAND's layout, seen on
+    the H200): round r of state i (seeded as the kernel states are) is numbers
+    256 (192 r + i) onwards, the states taking their rounds in turn."""
+    chunks = -(-n // MTGP_ROUND)
+    rounds = -(-chunks // MTGP_HOST_STATES)
+    made = {
+        i: mtgp32_rounds(i, mtgp32_kernel_seed(seed, i), MTGP_ROUND, rounds)
+        for i in range(min(chunks, MTGP_HOST_STATES))
+    }
+    out = [made[c % MTGP_HOST_STATES][c // MTGP_HOST_STATES] for c in range(chunks)]
+    return np.concatenate(out)[:n]

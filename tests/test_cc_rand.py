@@ -1,8 +1,9 @@
 """hipRAND in programs built by ``hipkit cc`` for the CPU: cuRAND programs of our own
 (``rand_programs/curand_both.cu``: the host API and the device API;
-``rand_programs/curand_sobol.cu``: SOBOL32 in both) translated by ``hipkit hipify``,
-built with ``-lhiprand`` and run, their numbers against the rand_reference.py streams
-and SciPy's Sobol points on fresh seeds and offsets; and the statuses of the C API that
+``rand_programs/curand_sobol.cu``: SOBOL32 in both; ``rand_programs/curand_mtgp.cu``:
+MTGP32 in both) translated by ``hipkit hipify``, built with ``-lhiprand`` and run, their
+numbers against the rand_reference.py streams and SciPy's Sobol points on fresh seeds
+and offsets; and the statuses of the C API that
 only C can provoke (NULL pointers)."""
 
 from __future__ import annotations
@@ -113,6 +114,69 @@ def test_hipified_sobol_program(rng, tmp_path):
     hipify_sobol_program(tmp_path)
     build(tmp_path, "-O2", "-o", "sobol", "sobol.hip", "-lhiprand")
     check_sobol_program(tmp_path / "sobol", rng, tmp_path)
+
+
+def hipify_mtgp_program(folder: Path) -> Path:
+    """``rand_programs/curand_mtgp.cu`` translated by hipkit hipify into ``folder``."""
+    done = hipkit_command("hipify", str(PROGRAMS / "curand_mtgp.cu"), "-o", "mtgp.hip", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    text = (folder / "mtgp.hip").read_text()
+    assert "<hiprand/hiprand_mtgp32_host.h>" in text and "hiprandMakeMTGP32KernelState" in text
+    assert "curand" not in text.replace("CURAND", "")
+    return folder / "mtgp.hip"
+
+
+def check_mtgp_program(exe: Path, rng, tmp_path: Path) -> None:
+    """Run it on a fresh seed: each block's rounds are its state's (rand_reference.py's
+    MTGP32, cuRAND's), as bits, uniforms and normals; the pi estimate counts the pairs
+    of the last rounds; the host API's numbers are cuRAND's layout of 192 states."""
+    seed, blocks, rounds, n = int(rng.integers(0, 2**64, dtype=np.uint64)), 3, 5, 3001
+    out = tmp_path / "mtgp.bin"
+    done = subprocess.run(
+        [str(exe), str(seed), str(blocks), str(rounds), str(n), str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    k = blocks * rounds * 128
+    data = np.frombuffer(out.read_bytes(), np.uint8)
+    sizes = [
+        (np.uint32, k),
+        (np.float32, k),
+        (np.float64, k),
+        (np.uint32, n),
+        (np.float64, n),
+        (np.float32, n),
+    ]
+    parts, at = [], 0
+    for dtype, count in sizes:
+        parts.append(data[at : at + count * np.dtype(dtype).itemsize].view(dtype))
+        at += count * np.dtype(dtype).itemsize
+    bits, uniform, normal, host_bits, host_uniform, host_normal = parts
+    want = np.array(
+        [ref.mtgp32_rounds(b, ref.mtgp32_kernel_seed(seed, b), 128, 5 * rounds) for b in range(blocks)]
+    )
+    np.testing.assert_array_equal(bits.reshape(blocks, rounds, 128), want[:, :rounds])
+    np.testing.assert_array_equal(
+        uniform.reshape(blocks, rounds, 128), ref.uniform(want[:, rounds : 2 * rounds])
+    )
+    np.testing.assert_allclose(
+        normal.reshape(blocks, rounds, 128),
+        ref.sobol_normal(want[:, 2 * rounds : 3 * rounds]),
+        rtol=1e-13,
+        atol=1e-13,
+    )
+    pairs = ref.uniform(want[:, 3 * rounds :]).reshape(blocks, rounds, 2, 128)
+    inside = int((pairs[:, :, 0] ** 2 + pairs[:, :, 1] ** 2 <= 1).sum())
+    assert done.stdout.split()[:2] == ["inside", str(inside)]
+    words = ref.mtgp32_host(seed, 3 * n)
+    np.testing.assert_array_equal(host_bits, words[:n])
+    np.testing.assert_array_equal(host_uniform, words[n : 2 * n] * 2.0**-32 + 2.0**-32)
+    np.testing.assert_allclose(host_normal, 1 + 2 * ref.sobol_normal(words[2 * n :]), rtol=1e-5, atol=1e-5)
+
+
+def test_hipified_mtgp_program(rng, tmp_path):
+    hipify_mtgp_program(tmp_path)
+    build(tmp_path, "-O2", "-o", "mtgp", "mtgp.hip", "-lhiprand")
+    check_mtgp_program(tmp_path / "mtgp", rng, tmp_path)
 
 
 STATUSES = r"""

@@ -2,8 +2,8 @@
 it.  Each call's numbers against the rand_reference.py streams by the rule README
 states (element i takes the numbers at offset + i * k of the stream (seed, subsequence
 0)); calls continue where the last one stopped; offsets and seeds restart it; host
-generators give the same numbers; SOBOL32's points are SciPy's; and every status a user
-can provoke."""
+generators give the same numbers; SOBOL32's points are SciPy's; MTGP32's numbers
+cuRAND's layout of the reference's states; and every status a user can provoke."""
 
 from __future__ import annotations
 
@@ -326,6 +326,98 @@ def test_quasi_default_is_sobol32(served, rng):
         hr.hiprandDestroyGenerator(g)
 
 
+# ---------------------------------------------------------------- MTGP32
+
+
+@pytest.fixture
+def mtgp(served):
+    """An MTGP32 generator from ``seed`` (host memory where asked); the CPU's and cuRAND's
+    alike are checked against the reference's layout of cuRAND's 192 states."""
+    made = []
+
+    def make(seed, host=False):
+        create = hr.hiprandCreateGeneratorHost if host else hr.hiprandCreateGenerator
+        g = create(hr.HIPRAND_RNG_PSEUDO_MTGP32)
+        made.append(g)
+        hr.hiprandSetPseudoRandomGeneratorSeed(g, seed)
+        return g
+
+    yield make
+    destroy_live(made)
+
+
+def test_mtgp32_numbers_are_curands(mtgp, rng):
+    """Calls of fresh sizes continue one another, across rounds and states, and past the
+    192 states' first rounds."""
+    seed = int(rng.integers(0, 2**64, dtype=np.uint64))
+    counts = [1, 255, int(rng.integers(1, 600)), 256, int(rng.integers(40_000, 60_000)), 7]
+    g = mtgp(seed)
+    got = []
+    for n in counts:
+        out = hipkit.empty(n, np.uint32)
+        hr.hiprandGenerate(g, out, n)
+        got.append(out.get())
+    np.testing.assert_array_equal(np.concatenate(got), ref.mtgp32_host(seed, sum(counts)))
+
+
+def test_mtgp32_distributions(mtgp, rng):
+    """A number each, odd counts too: uniforms and doubles exact, normals and log-normals
+    the inverse normal distribution's."""
+    seed, n = int(rng.integers(0, 2**64, dtype=np.uint64)), 2001
+    g = mtgp(seed)
+    outs = {}
+    for kind, dtype, args in (
+        ("Uniform", np.float32, ()),
+        ("UniformDouble", np.float64, ()),
+        ("Normal", np.float32, (1.5, 0.5)),
+        ("NormalDouble", np.float64, (-1.0, 2.0)),
+        ("LogNormal", np.float32, (0.25, 0.5)),
+        ("LogNormalDouble", np.float64, (0.25, 0.5)),
+    ):
+        out = hipkit.empty(n, dtype)
+        getattr(hr, f"hiprandGenerate{kind}")(g, out, n, *args)
+        outs[kind] = out.get()
+    x = ref.mtgp32_host(seed, 6 * n).reshape(6, n)
+    np.testing.assert_array_equal(outs["Uniform"], ref.uniform(x[0]))
+    np.testing.assert_array_equal(outs["UniformDouble"], x[1] * 2.0**-32 + 2.0**-32)
+    np.testing.assert_allclose(outs["Normal"], 1.5 + 0.5 * ref.sobol_normal(x[2]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outs["NormalDouble"], -1 + 2 * ref.sobol_normal(x[3]), rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(outs["LogNormal"], np.exp(0.25 + 0.5 * ref.sobol_normal(x[4])), rtol=1e-5)
+    np.testing.assert_allclose(
+        outs["LogNormalDouble"], np.exp(0.25 + 0.5 * ref.sobol_normal(x[5])), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("lam", [3.0, 700.0, 9000.0])
+def test_mtgp32_poisson_statistics(mtgp, lam):
+    n = 1 << 15
+    out = hipkit.empty(n, np.uint32)
+    hr.hiprandGeneratePoisson(mtgp(77), out, n, lam)
+    x = out.get().astype(np.float64)
+    assert abs(x.mean() - lam) < 5 * np.sqrt(lam / n)
+    assert abs(x.var() / lam - 1) < 5 * np.sqrt(2 / n) + 0.02
+
+
+def test_mtgp32_seed_restarts_and_host_generators(mtgp, rng):
+    seed = int(rng.integers(0, 2**64, dtype=np.uint64))
+    g = mtgp(seed)
+    first, again = hipkit.empty(3000, np.uint32), hipkit.empty(3000, np.uint32)
+    hr.hiprandGenerate(g, first, 3000)
+    hr.hiprandSetPseudoRandomGeneratorSeed(g, seed)  # the same seed: the stream from its start
+    hr.hiprandGenerate(g, again, 3000)
+    host = np.empty(3000, np.uint32)
+    hr.hiprandGenerate(mtgp(seed, host=True), host, 3000)
+    np.testing.assert_array_equal(again.get(), first.get())
+    np.testing.assert_array_equal(host, first.get())
+
+
+def test_mtgp32_has_no_offset(mtgp):
+    g = mtgp(5)
+    assert status_of(hr.hiprandSetGeneratorOffset, g, 100) == hr.HIPRAND_STATUS_TYPE_ERROR
+    out = hipkit.empty(4, np.float32)
+    assert status_of(hr.hiprandGeneratePoisson, g, out, 4, 0.0) == hr.HIPRAND_STATUS_OUT_OF_RANGE
+
+
 # ---------------------------------------------------------------- statuses
 
 
@@ -338,9 +430,10 @@ def status_of(call, *args):
 def test_bad_and_unserved_generator_types(served):
     assert status_of(hr.hiprandCreateGenerator, 12345) == hr.HIPRAND_STATUS_TYPE_ERROR
     assert status_of(hr.hiprandCreateGeneratorHost, hr.HIPRAND_RNG_TEST) == hr.HIPRAND_STATUS_TYPE_ERROR
-    if hr.follows_rule(served):  # hipkit's own hipRAND makes neither Mersenne twister
-        for kind in (hr.HIPRAND_RNG_PSEUDO_MTGP32, hr.HIPRAND_RNG_PSEUDO_MT19937):
-            assert status_of(hr.hiprandCreateGenerator, kind) == hr.HIPRAND_STATUS_NOT_IMPLEMENTED
+    if hr.follows_rule(served):  # hipkit's own hipRAND makes no MT19937
+        assert status_of(hr.hiprandCreateGenerator, hr.HIPRAND_RNG_PSEUDO_MT19937) == (
+            hr.HIPRAND_STATUS_NOT_IMPLEMENTED
+        )
 
 
 def test_a_generator_that_is_not_live(generator):

@@ -239,6 +239,95 @@ def test_sobol_points_in_kernels(mod, device, rng):
     np.testing.assert_allclose(log_normal, np.exp(0.5 + 0.25 * ref.sobol_normal(want)), rtol=2e-6)
 
 
+MTGP_SOURCE = r"""
+#include <hiprand/hiprand_kernel.h>
+// Each block draws with its state: `rounds` times a number, a uniform, a normal double,
+// a log-normal and a uniform double, a round each.
+extern "C" __global__ void mtgp(hiprandStateMtgp32_t* states, int rounds, unsigned int* bits, float* uniform,
+                                double* normal, float* log_normal, double* uniform_double) {
+  const unsigned int threads = blockDim.x * blockDim.y, t = threadIdx.x + blockDim.x * threadIdx.y;
+  hiprandStateMtgp32_t* state = &states[blockIdx.x];
+  for (int r = 0; r < rounds; ++r) {
+    const size_t at = ((size_t)blockIdx.x * rounds + r) * threads + t;
+    bits[at] = hiprand(state);
+    uniform[at] = hiprand_uniform(state);
+    normal[at] = hiprand_normal_double(state);
+    log_normal[at] = hiprand_log_normal(state, 0.5f, 0.25f);
+    uniform_double[at] = hiprand_uniform_double(state);
+  }
+}
+"""
+# hiprandStateMtgp32_t and mtgp32_kernel_params_t as C lays them out.
+MTGP_STATE = np.dtype([("s", np.uint32, 1024), ("offset", np.int32), ("pIdx", np.int32), ("k", np.uint64)])
+
+
+def mtgp_states(seed: int, count: int):
+    """States 0 .. count - 1 as hiprandMakeMTGP32KernelState makes them, built here from
+    the reference, and the kernel tables they point to (kept alive with them)."""
+    sets = ref.mtgp32_sets()
+    tables = np.concatenate(
+        [
+            [p.pos for p in sets],
+            *(np.ravel([getattr(p, f) for p in sets]) for f in ("tbl", "tmp_tbl", "flt_tmp_tbl")),
+            [p.sh1 for p in sets],
+            [p.sh2 for p in sets],
+            [sets[0].mask],
+        ]
+    ).astype(np.uint32)
+    assert tables.size == 200 + 3 * 200 * 16 + 2 * 200 + 1
+    params = hipkit.to_device(tables)
+    states = np.zeros(count, MTGP_STATE)
+    for i in range(count):
+        states[i]["s"] = ref.mtgp32_seeded(i, ref.mtgp32_kernel_seed(seed, i))
+        states[i]["pIdx"] = i
+        states[i]["k"] = params.ptr
+    return hipkit.to_device(states.view(np.uint8)), params
+
+
+@pytest.mark.parametrize("block", [(256, 1), (32, 5)])
+def test_mtgp32_in_kernels(device, rng, block):
+    """Fresh seed; the blocks' rounds are the reference's (cuRAND's), for a full block and
+    a two-dimensional one."""
+    seed, blocks, rounds = int(rng.integers(0, 2**64, dtype=np.uint64)), 3, 4
+    threads = block[0] * block[1]
+    states, params = mtgp_states(seed, blocks)
+    n = blocks * rounds * threads
+    outs = [hipkit.empty(n, t) for t in (np.uint32, np.float32, np.float64, np.float32, np.float64)]
+    compile_once(MTGP_SOURCE).get_function("mtgp")[blocks, block](states, np.int32(rounds), *outs)
+    bits, uniform, normal, log_normal, uniform_double = (
+        o.get().reshape(blocks, rounds, threads) for o in outs
+    )
+    recover(device)
+    want = np.array(
+        [ref.mtgp32_rounds(b, ref.mtgp32_kernel_seed(seed, b), threads, 5 * rounds) for b in range(blocks)]
+    ).reshape(blocks, rounds, 5, threads)
+    np.testing.assert_array_equal(bits, want[:, :, 0])
+    np.testing.assert_array_equal(uniform, ref.uniform(want[:, :, 1]))
+    np.testing.assert_allclose(normal, ref.sobol_normal(want[:, :, 2]), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(log_normal, np.exp(0.5 + 0.25 * ref.sobol_normal(want[:, :, 3])), rtol=2e-6)
+    np.testing.assert_array_equal(uniform_double, want[:, :, 4] * 2.0**-32 + 2.0**-32)
+    # The states moved on: a round of `threads` numbers a call.
+    after = states.get().view(MTGP_STATE)
+    assert list(after["offset"]) == [5 * rounds * threads % 1024] * blocks
+
+
+def test_mtgp32_kernels_run_on_fibers_on_the_cpu(device):
+    if device.platform != "cpu":
+        pytest.skip("the CPU transform's choice")
+    kernel = next(k for k in compile_once(MTGP_SOURCE).binary.kernels if k["name"] == "mtgp")
+    assert kernel["mode"] == "fiber" and "MTGP32" in kernel["reason"]
+
+
+def test_mtgp32_refuses_blocks_of_more_than_256_threads(device):
+    if device.platform != "cpu":
+        pytest.skip("on a GPU it traps, which ends the context")
+    states, params = mtgp_states(1, 1)
+    outs = [hipkit.empty(512, t) for t in (np.uint32, np.float32, np.float64, np.float32, np.float64)]
+    with pytest.raises(hipkit.HipError, match="more than 256 threads"):
+        compile_once(MTGP_SOURCE).get_function("mtgp")[1, 512](states, np.int32(1), *outs)
+        recover(device)
+
+
 @pytest.mark.parametrize("engine", list(STATES))
 def test_uniforms_are_exact(mod, device, rng, engine):
     seed, sub, off = starts(rng, engine)
@@ -384,5 +473,5 @@ def test_compiles_for_the_gpus(target):
     reason = (nvidia if target.startswith("sm") else amd).unavailable_reason()
     if reason:
         pytest.skip(f"cannot compile for {target} here: {reason}")
-    for source in (SOURCE, ROC_SOURCE):
+    for source in (SOURCE, ROC_SOURCE, MTGP_SOURCE):
         assert hipkit.compile(source, target=target).target.arch == target

@@ -19,8 +19,10 @@ from test_cc import build, write
 from test_cc_nvidia import no_gpu_reason
 from test_cc_rand import (
     check_curand_program,
+    check_mtgp_program,
     check_sobol_program,
     hipify_curand_program,
+    hipify_mtgp_program,
     hipify_sobol_program,
 )
 
@@ -269,3 +271,17 @@ def test_hipified_sobol_program_on_nvidia(hipified_sobol, rng, tmp_path):
     if reason:
         pytest.skip(f"built, not run: {reason}")
     check_sobol_program(hipified_sobol, rng, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def hipified_mtgp(tmp_path_factory) -> Path:
+    """Its host API is cuRAND's MTGP32 generator, its kernel hipkit's device API over the
+    states of hipkit's host functions: the same reference (cuRAND's numbers) for both."""
+    return build_hipified(tmp_path_factory, hipify_mtgp_program, "mtgp")
+
+
+def test_hipified_mtgp_program_on_nvidia(hipified_mtgp, rng, tmp_path):
+    reason = no_gpu_reason()
+    if reason:
+        pytest.skip(f"built, not run: {reason}")
+    check_mtgp_program(hipified_mtgp, rng, tmp_path)

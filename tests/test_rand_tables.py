@@ -1,6 +1,7 @@
-"""The RAND jump tables (hipkit/tables/include/hipkit_rand/) are what their script
-makes from the recurrences alone; and, where cuRAND's headers are installed, the same
-matrices as cuRAND's own precalculated ones (read as data, to check the math)."""
+"""The RAND tables (hipkit/tables/include/hipkit_rand/) are what their scripts make:
+the jump matrices from the recurrences alone and, where cuRAND's headers are installed,
+the same matrices as cuRAND's own precalculated ones (read as data, to check the math);
+MTGP32's parameter sets, cuRAND's."""
 
 from __future__ import annotations
 
@@ -9,12 +10,22 @@ import re
 import pytest
 
 from hipkit.platforms.nvidia import toolkit
-from hipkit.tables import make_rand_tables, make_sobol_tables
+from hipkit.tables import make_mtgp_tables, make_rand_tables, make_sobol_tables
 
 
 def test_generated_headers_are_current():
     assert make_rand_tables.main(["--check"]) == 0
     assert make_sobol_tables.main(["--check"]) == 0
+    assert make_mtgp_tables.main(["--check"]) == 0
+
+
+def test_mtgp_sets_are_curands():
+    """The header written here holds cuRAND's 200 sets (its --check above says so only
+    where cuRAND is here; this test skips elsewhere)."""
+    text = _curand_header(make_mtgp_tables.SOURCE)
+    sets = make_mtgp_tables.written_sets()
+    assert sets == make_mtgp_tables.parse(text) and len(sets) == 200
+    assert sets[0].pos == 88 and sets[0].sh1 == 19 and sets[0].tbl[1] == 0xABA4D62C
 
 
 def _curand_header(name: str) -> str:

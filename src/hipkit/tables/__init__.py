@@ -16,8 +16,10 @@
   :mod:`.make_hip_api_table` and :mod:`.make_hip_device_table` from ROCm's headers.
 - ``include/hipkit_rand/*.h``: the jump matrices of XORWOW and MRG32k3a for hipRAND's
   device API (``skipahead``, subsequences), computed from the recurrences by
-  :mod:`.make_rand_tables` (``python -m hipkit.tables.make_rand_tables``); on every
-  platform's include path for kernels and programs.
+  :mod:`.make_rand_tables` (``python -m hipkit.tables.make_rand_tables``); SOBOL32's
+  direction numbers (:mod:`.make_sobol_tables`, from SciPy's copy) and MTGP32's
+  parameter sets (:mod:`.make_mtgp_tables`, from the copy in cuRAND's headers); on
+  every platform's include path for kernels and programs.
 
 No table is edited by hand: each has a test that runs its script and compares
 (``tests/test_hipify_tables.py``, ``tests/test_cc_nvidia.py``,

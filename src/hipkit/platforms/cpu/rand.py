@@ -69,7 +69,8 @@ class CpuRandLibrary(CtypesRandLibrary):
     follows_rule = True
 
     def __init__(self, lib: ctypes.CDLL) -> None:
-        super().__init__(lib, "hipkit's generators on the CPU (Philox4x32-10, XORWOW, MRG32k3a, SOBOL32)")
+        engines = "Philox4x32-10, XORWOW, MRG32k3a, MTGP32, SOBOL32"
+        super().__init__(lib, f"hipkit's generators on the CPU ({engines})")
         lib.hipkitRandSetDevice.argtypes = [ctypes.c_int]
         lib.hipkitRandSetDevice.restype = ctypes.c_int
 

@@ -5,9 +5,10 @@
 // (providers/work.h), which makes the numbers with the device's workers; a host
 // generator (hiprandCreateGeneratorHost) makes them before the call returns.
 //
-// Served: PHILOX4_32_10, XORWOW (PSEUDO_DEFAULT), MRG32K3A and SOBOL32 (QUASI_DEFAULT).
-// MTGP32, MT19937, the scrambled Sobol and the 64-bit Sobol generators are hipRAND's
-// types that this provider does not make (HIPRAND_STATUS_NOT_IMPLEMENTED, hipRAND's
+// Served: PHILOX4_32_10, XORWOW (PSEUDO_DEFAULT), MRG32K3A, MTGP32 and SOBOL32
+// (QUASI_DEFAULT).  MTGP32 has no offset (HIPRAND_STATUS_TYPE_ERROR, as cuRAND answers)
+// and makes normals one a number, so any count.  MT19937, the scrambled Sobol and the
+// 64-bit Sobol generators are hipRAND's types that this provider does not make (HIPRAND_STATUS_NOT_IMPLEMENTED, hipRAND's
 // status for that); any other number is HIPRAND_STATUS_TYPE_ERROR.  A quasi-random
 // generator has dimensions instead of a seed (a seed is HIPRAND_STATUS_TYPE_ERROR, as
 // dimensions are for a pseudo-random one), its offset counts points, and a call's count
@@ -36,6 +37,7 @@ int current_device() {
 // starts over from there).
 struct Generator : hiprandGenerator_st {
   unsigned long long start;
+  std::shared_ptr<hkrand::Mtgp32Engine> mtgp32;  // MTGP32's states (its queued work holds them too)
 };
 
 hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, bool host) {
@@ -47,12 +49,12 @@ hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, boo
     case HIPRAND_RNG_PSEUDO_XORWOW:
     case HIPRAND_RNG_PSEUDO_MRG32K3A:
     case HIPRAND_RNG_PSEUDO_PHILOX4_32_10:
+    case HIPRAND_RNG_PSEUDO_MTGP32:
     case HIPRAND_RNG_QUASI_SOBOL32:
       break;
     case HIPRAND_RNG_QUASI_DEFAULT:
       type = HIPRAND_RNG_QUASI_SOBOL32;
       break;
-    case HIPRAND_RNG_PSEUDO_MTGP32:
     case HIPRAND_RNG_PSEUDO_MT19937:
     case HIPRAND_RNG_QUASI_SCRAMBLED_SOBOL32:
     case HIPRAND_RNG_QUASI_SOBOL64:
@@ -69,6 +71,7 @@ hiprandStatus_t create(hiprandGenerator_t* generator, hiprandRngType_t type, boo
   g->host = host;
   g->device = device;
   g->dimensions = 1;
+  if (type == HIPRAND_RNG_PSEUDO_MTGP32) g->mtgp32 = hkrand::mtgp32_engine();
   *generator = g;
   return HIPRAND_STATUS_SUCCESS;
 }
@@ -86,15 +89,15 @@ int workers(int device) {
 
 // Every Generate call: hipRAND's checks, then the job made now (host generators) or
 // enqueued; the generator's position moves past what it takes.  Pairs (normals of the
-// pseudo-random engines) need an even count and an output aligned to a pair; a
-// quasi-random call, whole points.
+// counter-based and XORWOW engines) need an even count and an output aligned to a pair;
+// a quasi-random call, whole points.
 hiprandStatus_t generate(const char* name, hiprandGenerator_t generator, hkrand::Kind kind, void* out, size_t n,
                          size_t element_size, double mean = 0, double stddev = 1, double lambda = 0) {
   if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
   Generator& g = *generator_of(generator);
   const bool quasi = is_quasi(g);
-  const bool pairs = !quasi && kind != hkrand::BITS && kind != hkrand::UNIFORM &&
-                     kind != hkrand::UNIFORM_DOUBLE && kind != hkrand::POISSON;
+  const bool pairs = !quasi && g.type != HIPRAND_RNG_PSEUDO_MTGP32 && kind != hkrand::BITS &&
+                     kind != hkrand::UNIFORM && kind != hkrand::UNIFORM_DOUBLE && kind != hkrand::POISSON;
   if (pairs && (n % 2 != 0 || reinterpret_cast<uintptr_t>(out) % (2 * element_size) != 0))
     return HIPRAND_STATUS_LENGTH_NOT_MULTIPLE;
   if (quasi && n % g.dimensions != 0) return HIPRAND_STATUS_LENGTH_NOT_MULTIPLE;
@@ -106,7 +109,7 @@ hiprandStatus_t generate(const char* name, hiprandGenerator_t generator, hkrand:
       quasi ? n / g.dimensions : (unsigned __int128)n * hkrand::numbers_per_element(g.type, kind);
   if (g.offset + advance > (unsigned __int128)1 << (quasi ? 32 : 64)) return HIPRAND_STATUS_OUT_OF_RANGE;
   const hkrand::Job job{g.type, kind, g.seed, g.offset, g.dimensions, out, n, mean, stddev, lambda,
-                        workers(g.device)};
+                        workers(g.device), g.mtgp32};
   g.offset += (unsigned long long)advance;
   if (g.host) {
     hkrand::run(job);
@@ -167,6 +170,7 @@ hiprandStatus_t hiprandSetPseudoRandomGeneratorSeed(hiprandGenerator_t generator
 hiprandStatus_t hiprandSetGeneratorOffset(hiprandGenerator_t generator, unsigned long long offset) {
   if (generator == nullptr) return HIPRAND_STATUS_NOT_INITIALIZED;
   Generator& g = *generator_of(generator);
+  if (g.type == HIPRAND_RNG_PSEUDO_MTGP32) return HIPRAND_STATUS_TYPE_ERROR;
   g.start = g.offset = offset;
   return HIPRAND_STATUS_SUCCESS;
 }

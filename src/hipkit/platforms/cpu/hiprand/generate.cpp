@@ -184,11 +184,13 @@ void fill_range(const Job& job, size_t a, size_t b) {
 }  // namespace
 
 unsigned long long numbers_per_element(hiprandRngType_t type, Kind kind) {
-  if (kind == POISSON || type == HIPRAND_RNG_QUASI_SOBOL32) return 1;  // Poisson positions; points
+  if (kind == POISSON || type == HIPRAND_RNG_QUASI_SOBOL32 || type == HIPRAND_RNG_PSEUDO_MTGP32)
+    return 1;  // Poisson positions; points; MTGP32's one number an element
   return is_double(kind) && type != HIPRAND_RNG_PSEUDO_MRG32K3A ? 2 : 1;
 }
 
 void run(const Job& job) {
+  if (job.type == HIPRAND_RNG_PSEUDO_MTGP32) return mtgp32_run(job);
   // Ranges of whole Poisson blocks (each made from its start), or of four elements.
   const size_t grain = job.kind == POISSON && job.type != HIPRAND_RNG_QUASI_SOBOL32 ? kPoissonBlock : 4;
   const size_t min_range = 1 << 16;  // below this, one thread: starting one costs more

@@ -9,12 +9,16 @@
 // engine's stream (seed, subsequence 0), where offset is the generator's offset and k
 // the numbers each element takes (generate.cpp); Poisson numbers come from their own
 // subsequences.  SOBOL32's element i of a call of n = m * dimensions is point
-// offset + i % m of dimension i / m, the offset counting points (sobol.cpp).  api.cpp
-// holds the C functions and their checks; generate.cpp and sobol.cpp the work.
+// offset + i % m of dimension i / m, the offset counting points (sobol.cpp).  MTGP32
+// follows cuRAND's layout instead, from states the generator keeps (mtgp32.cpp).
+// api.cpp holds the C functions and their checks; generate.cpp, sobol.cpp and
+// mtgp32.cpp the work.
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <memory>
 
 #include <hipkit_cpu/runtime.h>
 
@@ -51,6 +55,7 @@ inline double4 make_double4(double x, double y, double z, double w) { return {x,
 
 #define __HK_RAND_FN static inline
 #define __HK_RAND_TABLE static const
+#define __HK_RAND_NO_BLOCKS
 #include <hipkit_portable/rand_kernel.h>
 
 struct hiprandGenerator_st {
@@ -65,6 +70,8 @@ struct hiprandGenerator_st {
 
 namespace hkrand {
 
+struct Mtgp32Engine;
+
 enum Kind { BITS, UNIFORM, UNIFORM_DOUBLE, NORMAL, NORMAL_DOUBLE, LOG_NORMAL, LOG_NORMAL_DOUBLE, POISSON };
 
 // One call's work: what it makes, where, from which position of the stream.
@@ -77,6 +84,7 @@ struct Job {
   size_t n;
   double mean, stddev, lambda;
   int threads;  // the device's workers, which share the work
+  std::shared_ptr<Mtgp32Engine> mtgp32;  // MTGP32's states, the generator's
 };
 
 // The numbers of the engine's stream each element of `kind` takes (the generator's
@@ -90,6 +98,11 @@ void run(const Job& job);
 constexpr unsigned int kSobolDimensions = 20000;
 hiprandDirectionVectors32_t* sobol_directions();
 void sobol_fill(const Job& job, size_t a, size_t b);
+
+// MTGP32: a generator's states, and a job's numbers from them (numbers offset ..
+// offset + n of the stream; the states move on).
+std::shared_ptr<Mtgp32Engine> mtgp32_engine();
+void mtgp32_run(const Job& job);
 
 // Poisson number j is number j % kPoissonBlock of subsequence 1 + j / kPoissonBlock.
 constexpr unsigned long long kPoissonBlock = 4096;

@@ -54,6 +54,10 @@ COOPERATIVE_NAMES = frozenset(
     """this_thread_block this_grid coalesced_threads tiled_partition sync reduce inclusive_scan
     exclusive_scan shfl shfl_up shfl_down shfl_xor ballot any all match_any match_all""".split()
 )
+# Types whose device functions every thread of the block calls together, with barriers
+# inside (hipRAND's MTGP32 state: hipkit_portable/rand_mtgp32.h).  A kernel or function
+# that names one synchronizes: its kernel runs on fibers, where those barriers work.
+BLOCK_STATE_TYPES = frozenset({"hiprandStateMtgp32_t", "hiprandStateMtgp32"})
 # Functions whose result depends only on their arguments.
 PURE_FUNCTIONS = frozenset(
     """min max abs fabs fabsf sqrt sqrtf rsqrt rsqrtf cbrt cbrtf exp expf exp2 exp2f log logf
@@ -183,17 +187,25 @@ def called_names(toks: list[Token], lo: int, hi: int) -> set[str]:
     return names
 
 
+def names_block_state(toks: list[Token], lo: int, hi: int) -> bool:
+    """Whether toks[lo:hi] name a type of BLOCK_STATE_TYPES."""
+    return any(toks[j].kind == IDENT and toks[j].text in BLOCK_STATE_TYPES for j in range(lo, hi))
+
+
 def synchronizing_functions(
     toks: list[Token], functions: list[Function], extra: frozenset[str] = frozenset()
 ) -> set[str]:
     """Names of non-kernel functions that (may) reach a barrier or warp operation (or
-    call a name of ``extra``)."""
+    call a name of ``extra``, or name a type of BLOCK_STATE_TYPES)."""
     calls: dict[str, set[str]] = {}
+    sync = set()
     for f in functions:
         if f.body_open is None or "__hk_global" in f.specifiers:
             continue
         calls.setdefault(f.name, set()).update(called_names(toks, *f.body))
-    sync = {name for name, called in calls.items() if called & (SYNC_NAMES | extra)}
+        if names_block_state(toks, f.decl_start, f.end):
+            sync.add(f.name)
+    sync |= {name for name, called in calls.items() if called & (SYNC_NAMES | extra)}
     changed = True
     while changed:
         changed = False

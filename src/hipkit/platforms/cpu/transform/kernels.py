@@ -18,7 +18,7 @@ from ....cxx.declarations import parse_declaration
 from ....cxx.lexer import IDENT, Token
 from ....cxx.statements import local_declarations, parse_compound, walk
 from ....cxx.toplevel import Function
-from .analysis import SYNC_NAMES, called_names, is_strided_loop, param_modes
+from .analysis import SYNC_NAMES, called_names, is_strided_loop, names_block_state, param_modes
 from .guards import peel_guards
 from .shared import shared_declaration
 from .split import Splitter
@@ -73,10 +73,13 @@ def block_function(
         bound = " ".join(t.text for t in toks[first[0] : first[1]])
         prologue.append(f"__hk_b.note_launch_bounds({bound});")
     called = called_names(toks, fn.body_open, fn.body_close)
+    block_state = names_block_state(toks, fn.decl_start, fn.body_close)
     # Barriers or warp operations, in the kernel or in functions it calls.
-    uses_sync = bool(called & (SYNC_NAMES | sync_functions | cooperative))
+    uses_sync = block_state or bool(called & (SYNC_NAMES | sync_functions | cooperative))
     reason = ""  # why the kernel is not split
-    if called & cooperative:
+    if block_state:
+        reason = "uses MTGP32 states (hiprandStateMtgp32_t), whose numbers the block makes together"
+    elif called & cooperative:
         reason = "uses cooperative groups (" + ", ".join(sorted(called & cooperative)) + ")"
     elif called & sync_functions:
         reason = "calls " + ", ".join(sorted(called & sync_functions)) + ", which synchronize"

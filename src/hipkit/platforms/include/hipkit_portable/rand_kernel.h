@@ -6,12 +6,14 @@
 // Engines: Philox4x32-10 (rand_philox.h), XORWOW (rand_xorwow.h, the default
 // hiprandState_t), MRG32k3a (rand_mrg32k3a.h); distributions over them in
 // rand_distributions.h and rand_poisson.h.  The quasi-random SOBOL32 engine and its
-// distributions: rand_sobol.h.
+// distributions: rand_sobol.h.  MTGP32, whose states are a block's: rand_mtgp32.h.
 //
 // The including platform header first makes float2/uint4... available (hip_runtime.h)
 // and defines how functions and tables are declared:
 //   __HK_RAND_FN     static inline (CPU) or static __forceinline__ __device__ (GPUs)
 //   __HK_RAND_TABLE  static const (CPU) or static const __device__ (GPUs)
+// and, where no block of threads runs the code (the CPU's host library), defines
+// __HK_RAND_NO_BLOCKS: MTGP32's functions that a block calls together are left out.
 #pragma once
 
 #include <math.h>
@@ -21,3 +23,4 @@
 #include "rand_mrg32k3a.h"
 #include "rand_distributions.h"
 #include "rand_sobol.h"
+#include "rand_mtgp32.h"

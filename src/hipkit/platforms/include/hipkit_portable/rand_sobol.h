@@ -135,12 +135,11 @@ __HK_RAND_FN double hiprand_log_normal_double(hiprandStateSobol32_t* s, double m
   return exp(mean + stddev * hiprand_normal_double(s));
 }
 
-// Poisson numbers one point each, so that they keep the sequence's evenness: up to
-// lambda 4000 the inverse of the distribution (its terms summed from 12 deviations below
-// the mean, where what lies below is under 1e-30), above it the rounded normal
-// approximation of the pseudo-random engines (rand_poisson.h).
-__HK_RAND_FN unsigned int hiprand_poisson(hiprandStateSobol32_t* s, double lambda) {
-  const unsigned int x = hiprand(s);
+// A Poisson number of one 32-bit number x (SOBOL32's point, so that they keep the
+// sequence's evenness; MTGP32's): up to lambda 4000 the inverse of the distribution (its
+// terms summed from 12 deviations below the mean, where what lies below is under 1e-30),
+// above it the rounded normal approximation of the pseudo-random engines (rand_poisson.h).
+__HK_RAND_FN unsigned int __hk_poisson_of(unsigned int x, double lambda) {
   if (lambda > 4000) return __hk_poisson_normal(lambda, __hk_normal_icdf_double(x));
   const double u = x * __HK_2POW32_INV_DOUBLE + (__HK_2POW32_INV_DOUBLE / 2.0);
   const double deviation = sqrt(lambda);
@@ -153,4 +152,7 @@ __HK_RAND_FN unsigned int hiprand_poisson(hiprandStateSobol32_t* s, double lambd
     sum += term;
   }
   return (unsigned int)k;
+}
+__HK_RAND_FN unsigned int hiprand_poisson(hiprandStateSobol32_t* s, double lambda) {
+  return __hk_poisson_of(hiprand(s), lambda);
 }
