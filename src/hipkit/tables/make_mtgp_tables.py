@@ -26,6 +26,8 @@ Without cuRAND's header here, ``--check`` compares nothing and says so.
 from __future__ import annotations
 
 import argparse
+import functools
+import operator
 import re
 import sys
 from dataclasses import dataclass
@@ -96,6 +98,13 @@ def source_header() -> Path | None:
     return curand.include / SOURCE
 
 
+def _linear(table: tuple[int, ...]) -> bool:
+    return all(
+        table[i] == functools.reduce(operator.xor, (table[1 << b] for b in range(4) if i >> b & 1), 0)
+        for i in range(16)
+    )
+
+
 def parse(text: str) -> list[ParamSet]:
     """The sets of a header that initializes ``mtgp32dc_params_fast_11213``, cuRAND's or
     the one written here (comments dropped; each set is 74 numbers)."""
@@ -117,6 +126,9 @@ def parse(text: str) -> list[ParamSet]:
         assert p.mexp == 11213 and 0 < p.sh1 < 32 and 0 < p.sh2 < 32, k
         assert 1 <= p.pos and p.pos + MAX_THREADS <= STATE_WORDS, k
         assert p.mask == numbers[52], k  # one mask for every set: the kernel params keep one
+        # Entry i of the two matrices is the XOR of entries 1, 2, 4 and 8 of i's bits (the CPU's
+        # host generator computes them so: platforms/cpu/hiprand/mtgp32.cpp).
+        assert _linear(p.tbl) and _linear(p.tmp_tbl), k
         sets.append(p)
     return sets
 

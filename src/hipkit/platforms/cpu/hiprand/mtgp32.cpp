@@ -55,8 +55,41 @@ std::shared_ptr<Mtgp32Engine> mtgp32_engine() {
 
 namespace {
 
-void make_round(hiprandStateMtgp32_t* state, unsigned int* out) {
-  for (unsigned int t = 0; t < kRound; ++t) out[t] = __hk_mtgp32_word(state, t);
+// tbl[v & 15] of a 16-entry table that is linear over GF(2) (entry i the XOR of the
+// entries 1, 2, 4, 8 of i's bits, as MTGP's matrices are: make_mtgp_tables.py checks
+// every set), without a lookup, so that the loop vectorizes.
+inline unsigned int linear_lookup(const unsigned int* basis, unsigned int v) {
+  return (basis[0] & (0u - (v & 1u))) ^ (basis[1] & (0u - ((v >> 1) & 1u))) ^
+         (basis[2] & (0u - ((v >> 2) & 1u))) ^ (basis[3] & (0u - ((v >> 3) & 1u)));
+}
+
+// A round of the 256 threads: __hk_mtgp32_word for each t, in loops the compiler
+// vectorizes (the words it reads copied out of the ring first: a round reads no word it
+// writes).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void make_round(hiprandStateMtgp32_t* state,
+                                                                            unsigned int* out) {
+  const mtgp32_kernel_params_t& k = *state->k;
+  const int set = state->pIdx;
+  const unsigned int at = (unsigned int)state->offset, pos = k.pos_tbl[set], m = __HK_MTGP32_RING - 1;
+  const unsigned int mask = k.mask[0], sh1 = k.sh1_tbl[set], sh2 = k.sh2_tbl[set];
+  const unsigned int* tbl = k.param_tbl[set];
+  const unsigned int* temper = k.temper_tbl[set];
+  const unsigned int recursion[4] = {tbl[1], tbl[2], tbl[4], tbl[8]};
+  const unsigned int tempering[4] = {temper[1], temper[2], temper[4], temper[8]};
+  unsigned int a[__HK_MTGP32_WORDS], y[kRound];  // a: 256 + pos words (every pos is at most 95)
+  for (unsigned int i = 0; i < kRound + pos; ++i) a[i] = state->s[(at + i) & m];
+  for (unsigned int t = 0; t < kRound; ++t) {
+    unsigned int x = (a[t] & mask) ^ a[t + 1];
+    x ^= x << sh1;
+    unsigned int v = x ^ (a[t + pos] >> sh2);
+    v ^= linear_lookup(recursion, v);
+    unsigned int u = a[t + pos - 1];
+    u ^= u >> 16;
+    u ^= u >> 8;
+    y[t] = v;
+    out[t] = v ^ linear_lookup(tempering, u);
+  }
+  for (unsigned int t = 0; t < kRound; ++t) state->s[(at + __HK_MTGP32_WORDS + t) & m] = y[t];
   __hk_mtgp32_advance(state, kRound);
 }
 
@@ -75,35 +108,38 @@ void reseed(Mtgp32Engine& e, unsigned long long seed) {
 }
 
 // Elements [first, first + count) of the job from numbers x[0 .. count).
+template <class T, class F> void convert_each(const Job& job, size_t first, const unsigned int* x, size_t count, F f) {
+  T* out = static_cast<T*>(job.out) + first;
+  for (size_t j = 0; j < count; ++j) out[j] = f(x[j]);
+}
+
 void convert(const Job& job, size_t first, const unsigned int* x, size_t count) {
-  for (size_t j = 0; j < count; ++j) {
-    const size_t i = first + j;
-    switch (job.kind) {
-      case BITS:
-        static_cast<unsigned int*>(job.out)[i] = x[j];
-        break;
-      case UNIFORM:
-        static_cast<float*>(job.out)[i] = __hk_uniform(x[j]);
-        break;
-      case UNIFORM_DOUBLE:
-        static_cast<double*>(job.out)[i] = x[j] * __HK_2POW32_INV_DOUBLE + __HK_2POW32_INV_DOUBLE;
-        break;
-      case NORMAL:
-        static_cast<float*>(job.out)[i] = float(job.mean) + float(job.stddev) * __hk_normal_icdf(x[j]);
-        break;
-      case NORMAL_DOUBLE:
-        static_cast<double*>(job.out)[i] = job.mean + job.stddev * __hk_normal_icdf_double(x[j]);
-        break;
-      case LOG_NORMAL:
-        static_cast<float*>(job.out)[i] = expf(float(job.mean) + float(job.stddev) * __hk_normal_icdf(x[j]));
-        break;
-      case LOG_NORMAL_DOUBLE:
-        static_cast<double*>(job.out)[i] = exp(job.mean + job.stddev * __hk_normal_icdf_double(x[j]));
-        break;
-      case POISSON:
-        static_cast<unsigned int*>(job.out)[i] = __hk_poisson_of(x[j], job.lambda);
-        break;
-    }
+  const float mean = float(job.mean), stddev = float(job.stddev);
+  switch (job.kind) {
+    case BITS:
+      return convert_each<unsigned int>(job, first, x, count, [](unsigned int v) { return v; });
+    case UNIFORM:
+      return convert_each<float>(job, first, x, count, [](unsigned int v) { return __hk_uniform(v); });
+    case UNIFORM_DOUBLE:
+      return convert_each<double>(job, first, x, count, [](unsigned int v) {
+        return v * __HK_2POW32_INV_DOUBLE + __HK_2POW32_INV_DOUBLE;
+      });
+    case NORMAL:
+      return convert_each<float>(job, first, x, count,
+                                 [=](unsigned int v) { return mean + stddev * __hk_normal_icdf(v); });
+    case NORMAL_DOUBLE:
+      return convert_each<double>(job, first, x, count,
+                                  [&](unsigned int v) { return job.mean + job.stddev * __hk_normal_icdf_double(v); });
+    case LOG_NORMAL:
+      return convert_each<float>(job, first, x, count,
+                                 [=](unsigned int v) { return expf(mean + stddev * __hk_normal_icdf(v)); });
+    case LOG_NORMAL_DOUBLE:
+      return convert_each<double>(job, first, x, count, [&](unsigned int v) {
+        return exp(job.mean + job.stddev * __hk_normal_icdf_double(v));
+      });
+    case POISSON:
+      return convert_each<unsigned int>(job, first, x, count,
+                                        [&](unsigned int v) { return __hk_poisson_of(v, job.lambda); });
   }
 }
 
