@@ -244,6 +244,26 @@ VARIABLES: dict[str, Variable] = {
             "1: every kernel launch waits for the kernel to finish.",
         ),
         Variable(
+            "HIPKIT_SANITIZE",
+            _choice("off", "memcheck"),
+            "off",
+            "Set by `hipkit sanitize` (or by hand): the tool that checks CPU kernels. memcheck: "
+            "kernels are built with probes on every access, and the runtime reports accesses out "
+            "of bounds or to freed memory; off: kernels as always.",
+        ),
+        Variable(
+            "HIPKIT_SANITIZE_PRINT_LIMIT",
+            _int_between(0, None),
+            100,
+            "How many errors the sanitizer prints (0: all); the summary counts every one.",
+        ),
+        Variable(
+            "HIPKIT_SANITIZE_ERROR_EXITCODE",
+            _int_between(0, 255),
+            0,
+            "The exit status of a process in which the sanitizer found errors (0: its own).",
+        ),
+        Variable(
             "HIPKIT_PROF_DIR",
             str,
             "",

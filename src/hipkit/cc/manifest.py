@@ -77,6 +77,7 @@ MARGIN_NS = 2_000_000_000
 # the platform's own (Faces.build_variables).
 ENVIRONMENT = (
     "HIPKIT_PLATFORM",
+    "HIPKIT_SANITIZE",  # a CPU program's kernels built with the sanitizer's probes
     # The compiler's: where it finds its programs (PATH, COMPILER_PATH,
     # GCC_EXEC_PREFIX), headers and libraries; the source's character set
     # (the locale's); __DATE__ for reproducible builds.

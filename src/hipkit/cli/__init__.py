@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-_COMMANDS = ("info", "doctor", "hipify", "cc", "run", "prof")
+_COMMANDS = ("info", "doctor", "hipify", "cc", "run", "prof", "sanitize")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..profiler import Domains
 from ..profiler.programs import read_traces, write_timeline
+from . import _child
 
 if TYPE_CHECKING:
     from ..profiler.trace import Trace
@@ -126,17 +124,6 @@ def _usage(args) -> str:
     return ""
 
 
-def _command(words: list[str]) -> list[str]:
-    """``script.py ARGS`` and ``python ARGS`` run under the Python running hipkit
-    (so the program sees this hipkit); anything else as given."""
-    words = words[1:] if words[:1] == ["--"] else words
-    if words[0] in ("python", "python3"):
-        return [sys.executable, *words[1:]]
-    if words[0].endswith(".py") or (Path(words[0]).is_file() and not os.access(words[0], os.X_OK)):
-        return [sys.executable, *words]
-    return words
-
-
 def _expand(text: str, pid: int) -> str:
     return text.replace("%hostname%", socket.gethostname()).replace("%pid%", str(pid))
 
@@ -155,7 +142,8 @@ def run(args) -> int:
     spool_dir = Path(tempfile.mkdtemp(prefix="hipkit-prof-"))
     try:
         (spool_dir / "options.json").write_text(json.dumps(options))
-        status = _run_child(_command(args.program), spool_dir)
+        environment = {"HIPKIT_PROF_DIR": str(spool_dir), **_program_tracing()}
+        status = _child.run("prof", _child.command(args.program), environment)
         traces = read_traces(spool_dir, Domains(**options), _kernel_names(args), _warn)
         _write_outputs(
             args, traces, {domain for option, domain in _DOMAIN_OPTIONS.items() if option in chosen}
@@ -180,26 +168,6 @@ def _program_tracing() -> dict[str, str]:
         except ProgramTracingUnavailable as exc:
             print(f"hipkit prof: {exc}", file=sys.stderr)
     return environment
-
-
-def _run_child(command: list[str], spool_dir: Path) -> int:
-    env = dict(os.environ, HIPKIT_PROF_DIR=str(spool_dir), **_program_tracing())
-    try:
-        child = subprocess.Popen(command, env=env)
-    except OSError as exc:
-        print(f"hipkit prof: cannot run {command[0]}: {exc}", file=sys.stderr)
-        return 127
-    # The child gets the terminal's Ctrl-C itself; a SIGTERM to us goes on to it,
-    # and we stay to write what it traced.
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
-    try:
-        code = child.wait()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return 128 - code if code < 0 else code
 
 
 def _warn(message: str) -> None:

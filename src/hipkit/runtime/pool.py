@@ -113,6 +113,8 @@ class MemoryPool:
     ``HIPKIT_MEMORY_POOL=off`` (read when the pool is made) or :meth:`set_caching`
     turns caching off: every allocation is then the platform's malloc of its size,
     freed to the platform when it goes; the accounting and the limit still hold.
+    ``HIPKIT_SANITIZE`` turns it off too, so that the sanitizer sees each array's own
+    size, and a stale pointer freed memory rather than a block reused.
     Use :func:`get_default_memory_pool` for the pool that ``hipkit.empty`` and the
     libraries allocate from.
     """
@@ -120,7 +122,7 @@ class MemoryPool:
     def __init__(self, device: Device | None = None):
         self.device = device or get_device()
         self._platform, self._native = self.device.platform, self.device._native
-        self.caching: bool = config.get("HIPKIT_MEMORY_POOL")
+        self.caching: bool = config.get("HIPKIT_MEMORY_POOL") and config.get("HIPKIT_SANITIZE") == "off"
         self._lock = threading.Lock()
         self._held = _Held(self)  # `with self._held:` around every use of the state below
         self._holder = 0  # the thread inside the lock: its frees (by a collection) are queued

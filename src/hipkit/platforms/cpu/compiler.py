@@ -153,6 +153,7 @@ def compile_source(
             "\0".join(f"{k}\0{v}" for k, v in sorted((headers or {}).items())),
             str(warp_size),
             str(force_fiber),
+            "\0".join(probe_flags()),
             isa.march_flag(),
             compiler_identity(),
             _sources_key(),
@@ -171,6 +172,29 @@ def compile_source(
         tuple(tuple(r) for r in meta["registered"]),
         meta["log"],
     )
+
+
+# hipkit sanitize's probes (platforms/cpu/runtime/sanitize.cpp): GCC's address
+# sanitizer in its callback form, each load and store of kernel code a call into the
+# runtime (no shadow memory, no stack or global instrumentation), and lines for its
+# reports.  Built when HIPKIT_SANITIZE names a tool, as a build of its own (the key).
+_PROBE_FLAGS = (
+    "-fsanitize=kernel-address",
+    "--param=asan-instrumentation-with-call-threshold=0",
+    "--param=asan-stack=0",
+    "--param=asan-globals=0",
+    "-g",
+)
+
+
+def probe_flags() -> list[str]:
+    """The flags of an instrumented build, or none (HIPKIT_SANITIZE off)."""
+    return list(_PROBE_FLAGS) if config.get("HIPKIT_SANITIZE") != "off" else []
+
+
+def probe_defines() -> list[str]:
+    """What an instrumented build's preprocessing defines (hipkit_cpu/abi.h reads it)."""
+    return ["-D__HK_PROBES"] if config.get("HIPKIT_SANITIZE") != "off" else []
 
 
 def _common_flags(warp_size: int) -> list[str]:
@@ -216,6 +240,7 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
             *std,
             *common,
             isa.marker_define(user_options),
+            *probe_defines(),
             "-include",
             "hipkit_cpu/kernel.h",
             *user_options,
@@ -236,6 +261,8 @@ def _build(tmp, source, name, user_options, name_expressions, headers, warp_size
         *std,
         *_opt_flags(user_options),
         *_KERNEL_FLAGS,
+        *probe_flags(),
+        *([f"-fdebug-prefix-map={tmp}=."] if probe_flags() else []),  # lines name the source as given
         *common,
         *user_options,
         "kernel.ii",
@@ -269,9 +296,10 @@ def _transform_and_compile(
     returns the transform's result and the compiler's log.  Split kernels whose
     code fails to compile are built on fibers, with a warning."""
     fiber = {"": "HIPKIT_CPU_EXEC=fiber"} if force_fiber else {}
+    probed = bool(probe_flags())  # the probes' reports name the thread: threadIdx kept in TLS
     while True:
         try:
-            result = transform(text, name_expressions, fiber=fiber, program=program)
+            result = transform(text, name_expressions, fiber=fiber, program=program, thread_identity=probed)
         except TransformError as exc:
             if program:  # the message names the user's file and line already
                 raise CompileError(f"compiling {name} failed", f"{exc}\n") from None
@@ -302,7 +330,13 @@ def _transform_and_compile(
 
 def program_flags(user_options: list[str], warp_size: int) -> list[str]:
     """The flags a program unit is compiled with (its cache key includes them)."""
-    return [*_std_flags(user_options), *_opt_flags(user_options), *_CODE_FLAGS, *_common_flags(warp_size)]
+    return [
+        *_std_flags(user_options),
+        *_opt_flags(user_options),
+        *_CODE_FLAGS,
+        *probe_flags(),
+        *_common_flags(warp_size),
+    ]
 
 
 def preprocess_program_unit(
@@ -328,6 +362,7 @@ def preprocess_program_unit(
         *_common_flags(warp_size),
         "-D__HIPKIT_PROGRAM__=1",
         isa.marker_define(user_options),  # hipkit run's check of the executable
+        *probe_defines(),
         "-include",
         "hip/hip_runtime.h",
         *user_options,

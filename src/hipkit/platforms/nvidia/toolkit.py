@@ -75,6 +75,20 @@ def find_nvcc() -> str | None:
     return which("nvcc", *(str(home / "bin") for home in homes))
 
 
+COMPUTE_SANITIZER_MISSING = (
+    "NVIDIA's compute-sanitizer is not here: it comes with the CUDA toolkit (put its bin/ on PATH "
+    "or set CUDA_HOME)"
+)
+
+
+def find_compute_sanitizer() -> str | None:
+    """compute-sanitizer on PATH, else in CUDA_HOME, CUDA_PATH or /usr/local/cuda (bin/, or
+    the toolkit's compute-sanitizer/ folder)."""
+    homes = [*cuda_homes(), DEFAULT_HOME]
+    folders = [str(home / sub) for home in homes for sub in ("bin", "compute-sanitizer")]
+    return which("compute-sanitizer", *folders)
+
+
 @dataclass(frozen=True)
 class Nvrtc:
     """Where NVRTC is: its header and its shared library."""

@@ -177,6 +177,7 @@ int hkrt_init(uint32_t warp_size, uint32_t num_threads, uint32_t num_devices) {
     if (int error = env_uint("HIPKIT_CPU_DEVICES", kMaxDevices, &num_devices)) return error;
     if (num_devices == 0) num_devices = 1;
   }
+  if (int error = sanitize_init()) return error;
   const char* blocking = getenv("HIP_LAUNCH_BLOCKING");
   config.warp_size = warp_size;
   config.num_threads = num_threads;

@@ -117,6 +117,7 @@ void run_blocks(Worker* w, const KernelLaunch& k, uint64_t begin, uint64_t end) 
     block->scratch_end = scratch_end;
     w->scratch_chunk = 0;
     entry(args);
+    if (__builtin_expect(sanitize_active(), 0)) sanitize_block_end();
     if (grid != nullptr) grid_block_finished(grid);
     if (++index.x == gx) {
       index.x = 0;

@@ -412,6 +412,16 @@ struct ExecContext {
   char detail[512];
 };
 
+// hipkit sanitize (sanitize.cpp): the tool HIPKIT_SANITIZE names, read at init; the
+// device allocations it checks (memory.cpp tells it of each), and the end of a block.
+enum SanitizeTool { SANITIZE_OFF = 0, SANITIZE_MEMCHECK = 1 };
+int sanitize_init();
+bool sanitize_active();
+void sanitize_allocated(uintptr_t base, size_t size, size_t span, uint64_t id, int kind);
+void sanitize_freed(uintptr_t base);     // freed, kept mapped (memory.cpp's quarantine)
+void sanitize_released(uintptr_t base);  // unmapped: no longer checked
+void sanitize_block_end();               // traps if the block made errors
+
 // Initial-exec TLS, so that the signal handler reads it without calling
 // __tls_get_addr (which may allocate).  Null outside kernel code.
 extern __thread ExecContext* tls_exec __attribute__((tls_model("initial-exec")));

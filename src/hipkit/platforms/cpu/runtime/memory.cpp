@@ -15,12 +15,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <new>
 
 #include "graph.h"
 
 namespace hk {
+
+size_t page_bytes(size_t bytes);  // below: bytes rounded up to whole pages
 
 namespace {
 
@@ -44,6 +47,13 @@ std::mutex memory_mutex;
 std::map<uintptr_t, Allocation> allocations;
 uint64_t next_id = 1;  // under memory_mutex
 
+// While hipkit sanitize runs, what hipFree frees stays mapped for a while, so that a
+// stale pointer reaches freed memory (which memcheck knows), not a new allocation:
+// oldest first out beyond kQuarantineBytes.  Under memory_mutex.
+constexpr size_t kQuarantineBytes = size_t(256) << 20;
+std::deque<std::pair<uintptr_t, Allocation>> quarantine;
+size_t quarantine_bytes = 0;
+
 // A "Key:   N kB" line of /proc/meminfo, in bytes (0 if missing).
 uint64_t meminfo_bytes(const char* key) {
   FILE* file = fopen("/proc/meminfo", "r");
@@ -61,6 +71,7 @@ uint64_t meminfo_bytes(const char* key) {
 }
 
 void release(uintptr_t address, const Allocation& allocation) {
+  if (sanitize_active()) sanitize_released(address);
   if (allocation.shared_fd >= 0) close(allocation.shared_fd);
   if (allocation.imported) {
     munmap(reinterpret_cast<void*>(address), allocation.reserved);
@@ -127,8 +138,11 @@ int allocate(Device* owner, void** ptr, size_t size, int kind, unsigned flags = 
     return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
   }
   std::lock_guard<std::mutex> lock(memory_mutex);
-  allocations[uintptr_t(p)] =
-      Allocation{size, reserved, kind, owner, mapped, next_id++, flags, pool};
+  const uint64_t id = next_id++;
+  allocations[uintptr_t(p)] = Allocation{size, reserved, kind, owner, mapped, id, flags, pool};
+  // A mapping's whole pages are its own; aligned_alloc's memory only what it reserved.
+  if (sanitize_active())
+    sanitize_allocated(uintptr_t(p), size, mapped ? page_bytes(reserved) : reserved, id, kind);
   *ptr = p;
   return HKRT_SUCCESS;
 }
@@ -158,6 +172,18 @@ int deallocate(void* ptr, int kind) {
   auto it = allocations.find(uintptr_t(ptr));
   if (it == allocations.end())  // freed by another thread meanwhile
     return fail(HKRT_ERROR_INVALID_VALUE, "%p was freed twice", ptr);
+  if (sanitize_active() && !it->second.imported && it->second.kind != HKRT_MEMORY_REGISTERED) {
+    sanitize_freed(it->first);
+    quarantine_bytes += it->second.reserved;
+    quarantine.emplace_back(it->first, it->second);
+    allocations.erase(it);
+    while (quarantine_bytes > kQuarantineBytes) {
+      quarantine_bytes -= quarantine.front().second.reserved;
+      release(quarantine.front().first, quarantine.front().second);
+      quarantine.pop_front();
+    }
+    return HKRT_SUCCESS;
+  }
   release(it->first, it->second);
   allocations.erase(it);
   return HKRT_SUCCESS;

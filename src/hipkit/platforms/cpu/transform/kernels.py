@@ -114,7 +114,7 @@ def block_function(
     lifted, shared_names, rest_subs = _lift(splitter, body) if body is not None else ([], [], {})
     captures = ", ".join(["=", *(f"&{s}" for s in shared_names)])
     rest = unit.emit(fn.body_open + 1, fn.body_close, rest_subs)
-    tls = "::threadIdx = threadIdx;" if needs_tls else ""
+    tls = "::__hk::set_thread(threadIdx);" if needs_tls else ""
     if mode == "loop":
         run = f"{thread_loop(rest)}{tls}\n[{captures}]() mutable {{ {rest} }}();\n}}"
         peel = peel_guards(splitter, body.children, frozenset(rest_subs)) if body is not None else None

@@ -58,6 +58,7 @@ def transform(
     name_expressions: list[str] | tuple[str, ...] = (),
     fiber: dict[str, str] | None = None,
     program: bool = False,
+    thread_identity: bool = False,
 ) -> Result:
     """Transform a preprocessed HIP translation unit for the CPU.
 
@@ -74,6 +75,9 @@ def transform(
         The unit belongs to a whole program: rewrite its kernel launches and
         register its kernels and globals at start-up instead of exporting
         ``__hk_module``.
+    thread_identity
+        Keep the TLS ``threadIdx`` up to date in every kernel (the sanitizer's
+        probes read it), not only where code outside the kernels reads it.
     """
     text = inline_sync_calls(text)  # so that the kernels calling them can be split
     unit = Unit(text)
@@ -90,7 +94,7 @@ def transform(
     kernel_ranges = [k.body for k in kernels]
     if program:
         launch_rewrites(unit, kernel_ranges)
-    needs_tls = reads_thread_identity(toks, kernel_ranges)
+    needs_tls = thread_identity or reads_thread_identity(toks, kernel_ranges)
     device_globals = frozenset(
         toks[i].text for v in top.variables if "__hk_device" in v.specifiers for i in v.names
     )

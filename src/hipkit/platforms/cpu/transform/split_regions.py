@@ -47,7 +47,7 @@ class Regions(SplitState):
     def _thread_loop(self, ctx: Ctx, body: str) -> str:
         active = self._active(ctx)
         skip = f"if (!({active})) continue; " if active else ""
-        tls = "::threadIdx = threadIdx; " if self.set_tls else ""
+        tls = "::__hk::set_thread(threadIdx); " if self.set_tls else ""
         if ctx.mask:  # only the mask's range of threads
             m = ctx.mask
             exits = "if (__hk_x[__t]) continue; " if self.uses_exits else ""

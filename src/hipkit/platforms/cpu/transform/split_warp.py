@@ -129,7 +129,7 @@ class WarpOps(Regions):
         if helper == "shfl_up":
             delta = f"-{delta}"
         sample = f"{name}({', '.join(['0ull'] * first + [f'{var.storage}[0]', '0u'])})"
-        tls = "::threadIdx = threadIdx; " if self.set_tls else ""
+        tls = "::__hk::set_thread(threadIdx); " if self.set_tls else ""
         body = self.emit_slice(stmt.start, stmt.end + 1, {name_index: (close, "__hk_r")})
         apply = (
             f"[&](int __t, decltype({sample}) __hk_r) {{ const hk_index3 threadIdx = __hk_b.tid(__t); "

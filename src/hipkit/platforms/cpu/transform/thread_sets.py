@@ -60,7 +60,7 @@ def thread_set_loop(
     fast = wrap(state.emit_slice(lo, hi, {**subs, last.cond[0]: (last.cond[1] - 1, "true")}))
     s = state._new("s")
     within = f"::__hk::thread_set_in(__hk_b, {mask}, " if mask else "::__hk::thread_set_of(__hk_b, "
-    tls = "::threadIdx = threadIdx; " if state.set_tls else ""
+    tls = "::__hk::set_thread(threadIdx); " if state.set_tls else ""
     head = f"const hk_index3 threadIdx = {{static_cast<unsigned>(__t), 0, 0}}; {tls}"
     return (
         f"{{ const ::__hk::thread_set {s} = {within}{', '.join(conjuncts)});\n"

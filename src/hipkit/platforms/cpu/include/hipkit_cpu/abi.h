@@ -136,6 +136,23 @@ extern __thread hk_index3 blockIdx;
 extern __thread hk_index3 blockDim;
 extern __thread hk_index3 gridDim;
 extern __thread hk_block_context* __hk_block;
+
+// The generated code's update of threadIdx where code outside the kernel body reads it.
+// In a build with the sanitizer's probes (-D__HK_PROBES) it is a call into the runtime:
+// the probes are placed after the optimizer has run, which may have moved a plain store
+// out of the thread loop (nothing in it read the variable yet).
+#ifdef __HK_PROBES
+extern "C" void __hk_probe_thread(hk_index3 thread);
+#endif
+namespace __hk {
+inline __attribute__((always_inline)) void set_thread(const hk_index3& thread) {
+#ifdef __HK_PROBES
+  __hk_probe_thread(thread);
+#else
+  ::threadIdx = thread;
+#endif
+}
+}  // namespace __hk
 #endif
 
 #endif  // HIPKIT_CPU_ABI_H

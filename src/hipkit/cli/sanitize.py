@@ -1,0 +1,143 @@
+"""``hipkit sanitize``: run a program with its kernels checked, as compute-sanitizer runs
+one.
+
+The program runs in a child process with HIPKIT_SANITIZE set to the tool: the CPU
+platform then builds its kernels with probes on every access (a build of their own in
+the cache, made on first use), and its runtime checks each access and reports the
+errors in compute-sanitizer's shape (platforms/cpu/runtime/sanitize.cpp).  The program
+is not rebuilt by hand: a Python script's kernels are compiled when it runs, and
+``hipkit run prog.hip`` builds the program's instrumented copy itself.  The runtime
+writes its error count where HIPKIT_SANITIZE_REPORT says and prints the summary; a
+process that never started the CPU runtime ran no checked kernel, and the summary
+here says so.  The exit status is the program's (with errors and ``--error-exitcode``,
+that code).
+
+Where the program's platform may be NVIDIA (HIPKIT_PLATFORM, else a GPU's driver here),
+the command runs under NVIDIA's compute-sanitizer with the same tool and options, which
+checks the GPU's kernels and prints its own report; without compute-sanitizer, a
+message says what to install and only CPU kernels are checked.  On AMD GPUs nothing is
+checked yet, and a message says so.
+
+    hipkit sanitize -- python script.py ARGS
+    hipkit sanitize --tool memcheck --print-limit 10 --error-exitcode 3 -- hipkit run prog.hip
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from . import _child
+
+_TOOLS = ("memcheck",)
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "sanitize",
+        help="check a program's CPU kernels: out-of-bounds and freed-memory accesses (compute-sanitizer's "
+        "memcheck)",
+        description="Run COMMAND (python script.py ..., a script path, or hipkit run prog.hip) with the CPU "
+        "platform's kernels built with probes, and report every invalid access with its kernel, thread, "
+        "block, source line, address and allocation.",
+    )
+    p.add_argument("--tool", choices=_TOOLS, default="memcheck", help="the checker (default memcheck)")
+    p.add_argument(
+        "--print-limit",
+        type=int,
+        default=100,
+        metavar="N",
+        help="print at most N errors (default 100; 0: all); the summary counts every one",
+    )
+    p.add_argument(
+        "--error-exitcode",
+        type=int,
+        default=0,
+        metavar="N",
+        help="exit with N (1 to 255) when errors were found (default: the program's own status)",
+    )
+    p.add_argument("program", nargs=argparse.REMAINDER, metavar="-- COMMAND ...", help="the program to run")
+
+
+def _usage(args) -> str:
+    if args.print_limit < 0:
+        return f"--print-limit {args.print_limit}: expected 0 or more"
+    if not 0 <= args.error_exitcode <= 255:
+        return f"--error-exitcode {args.error_exitcode}: expected 0 to 255"
+    words = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not words:
+        return (
+            "no command given: hipkit sanitize [options] -- python script.py ... (or -- hipkit run prog.hip)"
+        )
+    return ""
+
+
+def _gpu_platforms() -> list[str]:
+    """The GPU platforms the program may run on: HIPKIT_PLATFORM's, else those whose probe
+    (their driver's device files) says a GPU may be here."""
+    from .. import platforms
+
+    forced = platforms.forced()
+    if forced:
+        return [forced] if forced != "cpu" else []
+    return [name for name in ("nvidia", "amd") if platforms.faces(name).probe()]
+
+
+def _vendor_tool(args) -> list[str]:
+    """The command line of the vendor's sanitizer to run the program under, or none (with
+    a message for a GPU platform that has none)."""
+    gpus = _gpu_platforms()
+    if "amd" in gpus:
+        print(
+            "hipkit sanitize: AMD GPUs' kernels are not checked yet (ROCm's address sanitizer needs "
+            "the program built for it): only CPU kernels are",
+            file=sys.stderr,
+        )
+    if "nvidia" not in gpus:
+        return []
+    from ..platforms.nvidia import toolkit
+
+    found = toolkit.find_compute_sanitizer()
+    if found is None:
+        print(
+            f"hipkit sanitize: {toolkit.COMPUTE_SANITIZER_MISSING}; only CPU kernels are checked",
+            file=sys.stderr,
+        )
+        return []
+    return [
+        found,
+        "--tool",
+        args.tool,
+        "--print-limit",
+        str(args.print_limit),
+        "--error-exitcode",
+        str(args.error_exitcode),
+    ]
+
+
+def run(args) -> int:
+    usage = _usage(args)
+    if usage:
+        print(f"hipkit sanitize: error: {usage}", file=sys.stderr)
+        return 2
+    vendor = _vendor_tool(args)
+    print("========= HIPKIT-SANITIZER", file=sys.stderr, flush=True)
+    descriptor, report = tempfile.mkstemp(prefix="hipkit-sanitize-")
+    os.close(descriptor)
+    os.unlink(report)  # the runtime writes it at exit: none means no runtime ran
+    try:
+        environment = {
+            "HIPKIT_SANITIZE": args.tool,
+            "HIPKIT_SANITIZE_PRINT_LIMIT": str(args.print_limit),
+            "HIPKIT_SANITIZE_ERROR_EXITCODE": str(args.error_exitcode),
+            "HIPKIT_SANITIZE_REPORT": report,
+        }
+        status = _child.run("sanitize", [*vendor, *_child.command(args.program)], environment)
+        if not os.path.exists(report):
+            print("========= ERROR SUMMARY: 0 errors (no CPU kernel ran)", file=sys.stderr)
+    finally:
+        if os.path.exists(report):
+            os.unlink(report)
+    return status

@@ -1,0 +1,300 @@
+// hipkit sanitize on the CPU: the probes of instrumented kernels and memcheck.
+//
+// The probe mechanism: kernels built for a tool (platforms/cpu/compiler.py, when
+// HIPKIT_SANITIZE names one) are compiled with GCC's address-sanitizer instrumentation
+// in its callback form (-fsanitize=kernel-address with every check a call), so that
+// each load and store of kernel code calls __asan_{load,store}{1,2,4,8,16,N}_noabort
+// with its address, here, before it happens; the uninstrumented build has no calls.
+// Each tool chooses what it does with a probe; memcheck (the only tool yet) checks the
+// address against the device allocations:
+//
+// - in an allocation's mapping but past its requested size: out of bounds, "N bytes
+//   after" it (device memory is mapped whole pages, so such an access stays in memory
+//   of its own and is harmless until reported);
+// - in an allocation that hipFree freed: memory.cpp keeps freed memory mapped while a
+//   tool runs (a quarantine of up to kQuarantineBytes), so a stale pointer reads freed
+//   memory, not another allocation's;
+// - anywhere else (the stack, the runtime's structures, tables in the module): not
+//   device memory, not checked.
+//
+// A report names the kernel, the thread and block (the TLS threadIdx that instrumented
+// builds keep up to date), the source line (addr2line on the probe's return address),
+// the address, the allocation and the access size, in compute-sanitizer's shape.  The
+// block finishes; then the launch fails with hipErrorLaunchFailure, as a kernel that
+// compute-sanitizer stops does.  At exit the runtime prints the summary, writes the
+// error count to HIPKIT_SANITIZE_REPORT (hipkit sanitize reads it) and, with errors
+// and HIPKIT_SANITIZE_ERROR_EXITCODE, exits with that code.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "internal.h"
+
+namespace hk {
+
+namespace {
+
+struct Region {
+  size_t size;  // as requested
+  size_t span;  // the bytes from its base that no other allocation can own
+  uint64_t id;
+  int kind;
+  bool freed;
+};
+
+std::atomic<int> active_tool{0};  // SanitizeTool
+unsigned print_limit = 100;  // 0: every error
+int error_exitcode = 0;
+std::string report_path;
+
+std::shared_mutex regions_mutex;
+std::map<uintptr_t, Region> regions;
+
+std::mutex report_mutex;
+std::atomic<uint64_t> errors{0};
+uint64_t printed = 0;  // under report_mutex
+
+// The errors of the block this thread runs: the block that made one fails.
+__thread uint64_t thread_errors = 0;
+
+// An unsigned number of the environment, `fallback` if unset (ValueError's words).
+int env_number(const char* name, unsigned long max, unsigned long fallback, unsigned long* out) {
+  *out = fallback;
+  const char* raw = getenv(name);
+  if (raw == nullptr || raw[0] == '\0') return HKRT_SUCCESS;
+  char* end = nullptr;
+  const unsigned long value = strtoul(raw, &end, 10);
+  if (end == raw || *end != '\0' || value > max)
+    return fail(HKRT_ERROR_INVALID_VALUE, "%s=%s: expected an integer in 0..%lu", name, raw, max);
+  *out = value;
+  return HKRT_SUCCESS;
+}
+
+const char* kind_name(int kind) {
+  switch (kind) {
+    case HKRT_MEMORY_HOST:
+      return "pinned host";
+    case HKRT_MEMORY_MANAGED:
+      return "managed";
+    default:
+      return "device";
+  }
+}
+
+// "file:line" of a code address, or "" (addr2line, from the compiler's binutils).
+std::string source_line(const void* pc) {
+  Dl_info info{};
+  if (dladdr(pc, &info) == 0 || info.dli_fname == nullptr) return "";
+  // The program's own code is named as it was started (argv[0]), or not at all;
+  // libraries by their paths.
+  char program[4096];
+  const char* file = info.dli_fname;
+  if (strchr(file, '/') == nullptr) {
+    const ssize_t length = readlink("/proc/self/exe", program, sizeof(program) - 1);
+    if (length <= 0) return "";
+    program[length] = '\0';
+    file = program;
+  }
+  const uintptr_t offset = uintptr_t(pc) - uintptr_t(info.dli_fbase) - 1;  // the call, not after it
+  char command[4200];
+  snprintf(command, sizeof(command), "addr2line -e '%s' 0x%" PRIxPTR " 2>/dev/null", file, offset);
+  FILE* pipe = popen(command, "r");
+  if (pipe == nullptr) return "";
+  char line[4096] = "";
+  const bool got = fgets(line, sizeof(line), pipe) != nullptr;
+  pclose(pipe);
+  if (!got || line[0] == '?') return "";
+  line[strcspn(line, "\n")] = '\0';
+  if (char* discriminator = strstr(line, " (discriminator")) *discriminator = '\0';
+  const char* name = line;
+  while (strncmp(name, "./", 2) == 0) name += 2;  // a module's build directory, mapped to "."
+  return name;
+}
+
+void report(uintptr_t address, size_t size, bool write, const void* pc, uintptr_t base, const Region& r) {
+  ++thread_errors;
+  errors.fetch_add(1);
+  std::lock_guard<std::mutex> lock(report_mutex);
+  if (print_limit != 0 && printed >= print_limit) return;  // 0: no limit, as compute-sanitizer's
+  ++printed;
+  ExecContext* exec = tls_exec;
+  const hk_kernel_desc* kernel = exec != nullptr ? exec->kernel : nullptr;
+  const std::string where = source_line(pc);
+  fprintf(stderr, "========= Invalid __global__ %s of size %zu bytes\n", write ? "write" : "read", size);
+  // The offset from the kernel's block function, where the access is (its code inlined).
+  const uintptr_t entry = kernel != nullptr ? uintptr_t(kernel->symbol) : 0;
+  if (entry != 0 && uintptr_t(pc) > entry)
+    fprintf(stderr, "=========     at %s+0x%" PRIxPTR " in %s\n", kernel->name, uintptr_t(pc) - entry,
+            where.empty() ? "(no line information)" : where.c_str());
+  else
+    fprintf(stderr, "=========     at 0x%" PRIxPTR " in %s (kernel %s)\n", uintptr_t(pc),
+            where.empty() ? "(no line information)" : where.c_str(), kernel != nullptr ? kernel->name : "?");
+  fprintf(stderr, "=========     by thread (%u,%u,%u) in block (%u,%u,%u)\n", threadIdx.x, threadIdx.y,
+          threadIdx.z, blockIdx.x, blockIdx.y, blockIdx.z);
+  if (r.freed) {
+    fprintf(stderr, "=========     Address 0x%" PRIxPTR " is in freed memory\n", address);
+    fprintf(stderr,
+            "=========     and is %" PRIuPTR " bytes inside the %s allocation at 0x%" PRIxPTR
+            " of size %zu bytes, which was freed\n",
+            address - base, kind_name(r.kind), base, r.size);
+  } else {
+    fprintf(stderr, "=========     Address 0x%" PRIxPTR " is out of bounds\n", address);
+    const uintptr_t end = base + r.size;
+    if (address >= end)
+      fprintf(stderr,
+              "=========     and is %" PRIuPTR " bytes after the nearest allocation at 0x%" PRIxPTR
+              " of size %zu bytes\n",
+              address - end, base, r.size);
+    else
+      fprintf(stderr,
+              "=========     and runs %" PRIuPTR " bytes past the end of the allocation at 0x%" PRIxPTR
+              " of size %zu bytes\n",
+              address + size - end, base, r.size);
+  }
+  fprintf(stderr, "=========\n");
+}
+
+inline void check(uintptr_t address, size_t size, bool write, const void* pc) {
+  if (active_tool.load(std::memory_order_relaxed) != SANITIZE_MEMCHECK) return;
+  std::shared_lock<std::shared_mutex> lock(regions_mutex);
+  auto it = regions.upper_bound(address);
+  if (it == regions.begin()) return;
+  --it;
+  const uintptr_t base = it->first;
+  const Region& r = it->second;
+  if (address - base >= r.span) return;  // not this allocation's memory
+  if (r.freed || address + size > base + r.size) {
+    const Region copy = r;
+    lock.unlock();
+    report(address, size, write, pc, base, copy);
+  }
+}
+
+void at_exit() {
+  const uint64_t count = errors.load();
+  fprintf(stderr, "========= ERROR SUMMARY: %" PRIu64 " error%s\n", count, count == 1 ? "" : "s");
+  if (!report_path.empty()) {
+    if (FILE* file = fopen(report_path.c_str(), "w")) {
+      fprintf(file, "%" PRIu64 "\n", count);
+      fclose(file);
+    }
+  }
+  fflush(nullptr);  // every stream: _exit does not
+  if (count != 0 && error_exitcode != 0) _exit(error_exitcode);
+}
+
+}  // namespace
+
+int sanitize_init() {
+  const char* tool = getenv("HIPKIT_SANITIZE");
+  if (tool == nullptr || tool[0] == '\0' || strcasecmp(tool, "off") == 0) return HKRT_SUCCESS;
+  if (strcasecmp(tool, "memcheck") != 0)
+    return fail(HKRT_ERROR_INVALID_VALUE, "HIPKIT_SANITIZE=%s: expected off or memcheck", tool);
+  unsigned long limit = 0, code = 0;
+  if (int error = env_number("HIPKIT_SANITIZE_PRINT_LIMIT", 1ul << 30, 100, &limit)) return error;
+  if (int error = env_number("HIPKIT_SANITIZE_ERROR_EXITCODE", 255, 0, &code)) return error;
+  print_limit = unsigned(limit);
+  error_exitcode = int(code);
+  if (const char* path = getenv("HIPKIT_SANITIZE_REPORT")) report_path = path;
+  active_tool.store(SANITIZE_MEMCHECK);
+  atexit(at_exit);
+  return HKRT_SUCCESS;
+}
+
+bool sanitize_active() { return active_tool.load(std::memory_order_relaxed) != 0; }
+
+void sanitize_allocated(uintptr_t base, size_t size, size_t span, uint64_t id, int kind) {
+  std::unique_lock<std::shared_mutex> lock(regions_mutex);
+  regions[base] = Region{size, span, id, kind, false};
+}
+
+void sanitize_freed(uintptr_t base) {
+  std::unique_lock<std::shared_mutex> lock(regions_mutex);
+  auto it = regions.find(base);
+  if (it != regions.end()) it->second.freed = true;
+}
+
+void sanitize_released(uintptr_t base) {
+  std::unique_lock<std::shared_mutex> lock(regions_mutex);
+  regions.erase(base);
+}
+
+// After a block: its errors fail the launch.
+void sanitize_block_end() {
+  if (thread_errors == 0) return;
+  const uint64_t count = thread_errors;
+  thread_errors = 0;
+  char message[160];
+  snprintf(message, sizeof(message), "memcheck found %" PRIu64 " error%s", count, count == 1 ? "" : "s");
+  __hk_trap(HKRT_ERROR_LAUNCH_FAILURE, message);
+}
+
+}  // namespace hk
+
+using namespace hk;
+
+// The probes (GCC's kernel-address callbacks).  noinline: their return address is the
+// access's place in the kernel.
+#define HK_PROBE(SIZE)                                                                               \
+  extern "C" __attribute__((visibility("default"), noinline)) void __asan_load##SIZE##_noabort(     \
+      uintptr_t address) {                                                                           \
+    check(address, SIZE, false, __builtin_return_address(0));                                        \
+  }                                                                                                  \
+  extern "C" __attribute__((visibility("default"), noinline)) void __asan_store##SIZE##_noabort(    \
+      uintptr_t address) {                                                                           \
+    check(address, SIZE, true, __builtin_return_address(0));                                         \
+  }
+HK_PROBE(1)
+HK_PROBE(2)
+HK_PROBE(4)
+HK_PROBE(8)
+HK_PROBE(16)
+#undef HK_PROBE
+
+extern "C" __attribute__((visibility("default"), noinline)) void __asan_loadN_noabort(uintptr_t address,
+                                                                                      size_t size) {
+  check(address, size, false, __builtin_return_address(0));
+}
+extern "C" __attribute__((visibility("default"), noinline)) void __asan_storeN_noabort(uintptr_t address,
+                                                                                       size_t size) {
+  check(address, size, true, __builtin_return_address(0));
+}
+
+// What the instrumentation calls besides the probes: the order of dynamic initializers
+// (not checked), calls that do not return (nothing to undo), and the compiler's own
+// copies and fills, checked as the accesses they are.
+extern "C" __attribute__((visibility("default"))) void __asan_before_dynamic_init(const char*) {}
+extern "C" __attribute__((visibility("default"))) void __asan_after_dynamic_init() {}
+extern "C" __attribute__((visibility("default"))) void __asan_handle_no_return() {}
+extern "C" __attribute__((visibility("default"), noinline)) void* __asan_memcpy(void* to, const void* from,
+                                                                               size_t size) {
+  check(uintptr_t(from), size, false, __builtin_return_address(0));
+  check(uintptr_t(to), size, true, __builtin_return_address(0));
+  return memcpy(to, from, size);
+}
+extern "C" __attribute__((visibility("default"), noinline)) void* __asan_memmove(void* to, const void* from,
+                                                                                size_t size) {
+  check(uintptr_t(from), size, false, __builtin_return_address(0));
+  check(uintptr_t(to), size, true, __builtin_return_address(0));
+  return memmove(to, from, size);
+}
+extern "C" __attribute__((visibility("default"), noinline)) void* __asan_memset(void* to, int value,
+                                                                               size_t size) {
+  check(uintptr_t(to), size, true, __builtin_return_address(0));
+  return memset(to, value, size);
+}
+
+// The thread an instrumented kernel runs (abi.h's __HK_SET_THREAD): out of line, so that
+// the optimizer keeps it where the thread starts.
+extern "C" __attribute__((visibility("default"), noinline)) void __hk_probe_thread(hk_index3 thread) {
+  threadIdx = thread;
+}
