@@ -222,3 +222,58 @@ def test_a_missing_compute_sanitizer_is_named(script, tmp_path):
     if toolkit.DEFAULT_HOME.joinpath("bin", "compute-sanitizer").exists():
         pytest.skip("compute-sanitizer is in /usr/local/cuda, which the search always reads")
     assert toolkit.COMPUTE_SANITIZER_MISSING in done.stderr
+
+
+CONTEXT = r"""
+import numpy as np, pytest, hipkit
+SRC = '''
+extern "C" __global__ void scale(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 2.0f * in[i];
+}
+'''
+hipkit.compile(SRC, name="before.hip")  # compiled before the block: no probes
+with hipkit.sanitize("memcheck", print_limit=0) as checks:
+    mod = hipkit.compile(SRC, name="inside.hip")
+    x = hipkit.to_device(np.ones(100, np.float32))
+    y = hipkit.empty(100, np.float32)
+    mod.get_function("scale")[2, 64](x, y, np.int32(100))
+print("errors", checks.errors)
+with pytest.raises(hipkit.HipError, match="memcheck found 2 errors in kernel scale"):
+    hipkit.get_device().synchronize()
+hipkit.get_device().reset()
+with hipkit.sanitize() as clean:
+    mod = hipkit.compile(SRC.replace("<=", "<"), name="clean.hip")
+    x = hipkit.to_device(np.ones(100, np.float32))
+    y = hipkit.empty(100, np.float32)
+    mod.get_function("scale")[2, 64](x, y, np.int32(100))
+print("clean", clean.errors, bool((y.get() == 2).all()))
+with pytest.raises(ValueError, match="unknown sanitizer tool 'racecheck'"):
+    hipkit.sanitize("racecheck")
+with pytest.raises(ValueError, match="print_limit=-1"):
+    hipkit.sanitize(print_limit=-1)
+with hipkit.sanitize():
+    with pytest.raises(RuntimeError, match="HIPKIT_SANITIZE already checks this process"):
+        with hipkit.sanitize():
+            pass
+print("done")
+"""
+
+
+def test_the_python_context_manager(tmp_path):
+    path = tmp_path / "context.py"
+    path.write_text(CONTEXT)
+    done = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HIPKIT_PLATFORM": "cpu"},
+        timeout=600,
+    )
+    assert done.stdout == "errors 2\nclean 0 True\ndone\n", done.stderr
+    found = reports(done.stderr)
+    assert len(found) == 2 and all(
+        "inside.hip:4" in r and "by thread (36,0,0) in block (1,0,0)" in r for r in found
+    )
+    assert done.stderr.count("ERROR SUMMARY: 2 errors") == 1 and "ERROR SUMMARY: 0 errors" in done.stderr

@@ -59,6 +59,7 @@ _EXPORTS = {
     "compile": ".runtime.module",
     "Event": ".runtime.stream",
     "Stream": ".runtime.stream",
+    "sanitize": "._sanitize",
     "Graph": ".runtime.graph",
     "graph": ".runtime.graph",
 }
@@ -132,6 +133,7 @@ __all__ = [
     "mark",
     "profile",
     "range",
+    "sanitize",
     "set_device",
     "synchronize",
     "to_device",

@@ -62,6 +62,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "hkrt_get_device_info": (c_int, [c_int, c_void_p]),
     "hkrt_last_error_detail": (c_char_p, []),
     "hkrt_sticky_error": (c_int, [c_int]),
+    "hkrt_sanitize_start": (c_int, [c_char_p, c_uint32]),
+    "hkrt_sanitize_stop": (c_int, [POINTER(c_uint64)]),
     "hkrt_malloc": (c_int, [c_int, _out_handle, c_size_t]),
     "hkrt_free": (c_int, [c_void_p]),
     "hkrt_host_malloc": (c_int, [c_int, _out_handle, c_size_t]),

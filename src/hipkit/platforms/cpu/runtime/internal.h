@@ -421,6 +421,10 @@ void sanitize_allocated(uintptr_t base, size_t size, size_t span, uint64_t id, i
 void sanitize_freed(uintptr_t base);     // freed, kept mapped (memory.cpp's quarantine)
 void sanitize_released(uintptr_t base);  // unmapped: no longer checked
 void sanitize_block_end();               // traps if the block made errors
+// memory.cpp's side of hkrt_sanitize_start/stop: the allocations so far told to the
+// sanitizer; the quarantine released.
+void sanitize_known_allocations();
+void sanitize_release_quarantine();
 
 // Initial-exec TLS, so that the signal handler reads it without calling
 // __tls_get_addr (which may allocate).  Null outside kernel code.

@@ -191,6 +191,20 @@ int deallocate(void* ptr, int kind) {
 
 }  // namespace
 
+void sanitize_known_allocations() {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  for (const auto& [base, a] : allocations)
+    if (!a.imported && a.kind != HKRT_MEMORY_REGISTERED)
+      sanitize_allocated(base, a.size, a.mapped ? page_bytes(a.reserved) : a.reserved, a.id, a.kind);
+}
+
+void sanitize_release_quarantine() {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  for (const auto& [base, a] : quarantine) release(base, a);
+  quarantine.clear();
+  quarantine_bytes = 0;
+}
+
 bool allocation_find(const void* ptr, AllocationInfo* out) {
   std::lock_guard<std::mutex> lock(memory_mutex);
   auto it = entry_locked(ptr);

@@ -194,6 +194,8 @@ void at_exit() {
 
 }  // namespace
 
+bool from_environment = false;  // HIPKIT_SANITIZE's tool: it lasts as long as the process
+
 int sanitize_init() {
   const char* tool = getenv("HIPKIT_SANITIZE");
   if (tool == nullptr || tool[0] == '\0' || strcasecmp(tool, "off") == 0) return HKRT_SUCCESS;
@@ -205,6 +207,7 @@ int sanitize_init() {
   print_limit = unsigned(limit);
   error_exitcode = int(code);
   if (const char* path = getenv("HIPKIT_SANITIZE_REPORT")) report_path = path;
+  from_environment = true;
   active_tool.store(SANITIZE_MEMCHECK);
   atexit(at_exit);
   return HKRT_SUCCESS;
@@ -298,3 +301,41 @@ extern "C" __attribute__((visibility("default"), noinline)) void* __asan_memset(
 extern "C" __attribute__((visibility("default"), noinline)) void __hk_probe_thread(hk_index3 thread) {
   threadIdx = thread;
 }
+
+extern "C" {
+
+int hkrt_sanitize_start(const char* tool, uint32_t limit) {
+  if (int error = ensure_init()) return error;
+  if (tool == nullptr || strcmp(tool, "memcheck") != 0)
+    return fail(HKRT_ERROR_INVALID_VALUE, "unknown sanitizer tool %s: expected memcheck", tool ? tool : "NULL");
+  static std::mutex start_mutex;
+  std::lock_guard<std::mutex> hold(start_mutex);
+  if (sanitize_active())
+    return fail(HKRT_ERROR_INVALID_VALUE,
+                from_environment ? "HIPKIT_SANITIZE's checks already run in this process"
+                                 : "a sanitizer already runs (hipkit.sanitize)");
+  {
+    std::lock_guard<std::mutex> lock(report_mutex);
+    print_limit = limit;
+    printed = 0;
+  }
+  errors.store(0);
+  active_tool.store(SANITIZE_MEMCHECK);  // first: an allocation made from here on is told
+  sanitize_known_allocations();
+  return HKRT_SUCCESS;
+}
+
+int hkrt_sanitize_stop(uint64_t* count) {
+  if (count == nullptr) return fail(HKRT_ERROR_INVALID_VALUE, "hkrt_sanitize_stop: NULL count");
+  if (!sanitize_active()) return fail(HKRT_ERROR_INVALID_VALUE, "no sanitizer runs");
+  if (from_environment)
+    return fail(HKRT_ERROR_INVALID_VALUE, "HIPKIT_SANITIZE's checks last as long as the process");
+  active_tool.store(SANITIZE_OFF);
+  *count = errors.load();
+  sanitize_release_quarantine();
+  std::unique_lock<std::shared_mutex> lock(regions_mutex);
+  regions.clear();
+  return HKRT_SUCCESS;
+}
+
+}  // extern "C"

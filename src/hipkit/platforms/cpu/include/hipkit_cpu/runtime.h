@@ -140,6 +140,15 @@ const char* hkrt_last_error_detail(void);
 // The device's sticky error, or hipSuccess; does not clear it.
 int hkrt_sticky_error(int device);
 
+// hipkit sanitize from Python (hipkit.sanitize): from now on, `tool` ("memcheck")
+// checks the kernels built with probes, against every allocation (those made before
+// too), printing at most `print_limit` errors (0: all).  hkrt_sanitize_stop ends the
+// checks, gives their error count and releases the freed memory kept mapped meanwhile.
+// Starting while a tool runs, or stopping the one HIPKIT_SANITIZE started (it lasts as
+// long as the process) or none, is HKRT_ERROR_INVALID_VALUE.
+int hkrt_sanitize_start(const char* tool, uint32_t print_limit);
+int hkrt_sanitize_stop(uint64_t* errors);
+
 // Memory of `device`, counted against its share of the host's memory (more is
 // hipErrorOutOfMemory); size 0 gives NULL, success.
 int hkrt_malloc(int device, void** ptr, size_t size);
