@@ -258,6 +258,12 @@ VARIABLES: dict[str, Variable] = {
             "How many errors the sanitizer prints (0: all); the summary counts every one.",
         ),
         Variable(
+            "HIPKIT_SANITIZE_LEAK_CHECK",
+            _choice("no", "full"),
+            "no",
+            "full: at exit the sanitizer reports every allocation never freed, each an error.",
+        ),
+        Variable(
             "HIPKIT_SANITIZE_ERROR_EXITCODE",
             _int_between(0, 255),
             0,

@@ -52,6 +52,12 @@ def add_parser(commands) -> None:
         help="print at most N errors (default 100; 0: all); the summary counts every one",
     )
     p.add_argument(
+        "--leak-check",
+        choices=("full", "no"),
+        default="no",
+        help="full: report every allocation still live at exit, each an error (default no)",
+    )
+    p.add_argument(
         "--error-exitcode",
         type=int,
         default=0,
@@ -110,6 +116,8 @@ def _vendor_tool(args) -> list[str]:
         found,
         "--tool",
         args.tool,
+        "--leak-check",
+        args.leak_check,
         "--print-limit",
         str(args.print_limit),
         "--error-exitcode",
@@ -132,6 +140,7 @@ def run(args) -> int:
             "HIPKIT_SANITIZE": args.tool,
             "HIPKIT_SANITIZE_PRINT_LIMIT": str(args.print_limit),
             "HIPKIT_SANITIZE_ERROR_EXITCODE": str(args.error_exitcode),
+            "HIPKIT_SANITIZE_LEAK_CHECK": args.leak_check,
             "HIPKIT_SANITIZE_REPORT": report,
         }
         status = _child.run("sanitize", [*vendor, *_child.command(args.program)], environment)

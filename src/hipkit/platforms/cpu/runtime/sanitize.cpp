@@ -21,9 +21,10 @@
 // builds keep up to date), the source line (addr2line on the probe's return address),
 // the address, the allocation and the access size, in compute-sanitizer's shape.  The
 // block finishes; then the launch fails with hipErrorLaunchFailure, as a kernel that
-// compute-sanitizer stops does.  At exit the runtime prints the summary, writes the
-// error count to HIPKIT_SANITIZE_REPORT (hipkit sanitize reads it) and, with errors
-// and HIPKIT_SANITIZE_ERROR_EXITCODE, exits with that code.
+// compute-sanitizer stops does.  At exit the runtime reports the allocations never freed
+// (HIPKIT_SANITIZE_LEAK_CHECK=full), prints the summary, writes the error count to
+// HIPKIT_SANITIZE_REPORT (hipkit sanitize reads it) and, with errors and
+// HIPKIT_SANITIZE_ERROR_EXITCODE, exits with that code.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -53,6 +54,7 @@ struct Region {
 
 std::atomic<int> active_tool{0};  // SanitizeTool
 unsigned print_limit = 100;  // 0: every error
+bool leak_check = false;     // HIPKIT_SANITIZE_LEAK_CHECK=full
 int error_exitcode = 0;
 std::string report_path;
 
@@ -179,7 +181,24 @@ inline void check(uintptr_t address, size_t size, bool write, const void* pc) {
   }
 }
 
+// --leak-check full: every allocation still live at exit is an error.
+void report_leaks() {
+  std::shared_lock<std::shared_mutex> lock(regions_mutex);
+  uint64_t bytes = 0, count = 0;
+  for (const auto& [base, r] : regions) {
+    if (r.freed) continue;
+    ++count;
+    bytes += r.size;
+    fprintf(stderr, "========= Leaked %zu bytes at 0x%" PRIxPTR " (%s memory)\n", r.size, base, kind_name(r.kind));
+  }
+  if (count == 0) return;
+  fprintf(stderr, "=========\n========= LEAK SUMMARY: %" PRIu64 " bytes leaked in %" PRIu64 " allocation%s\n", bytes,
+          count, count == 1 ? "" : "s");
+  errors.fetch_add(count);
+}
+
 void at_exit() {
+  if (leak_check) report_leaks();
   const uint64_t count = errors.load();
   fprintf(stderr, "========= ERROR SUMMARY: %" PRIu64 " error%s\n", count, count == 1 ? "" : "s");
   if (!report_path.empty()) {
@@ -207,6 +226,12 @@ int sanitize_init() {
   print_limit = unsigned(limit);
   error_exitcode = int(code);
   if (const char* path = getenv("HIPKIT_SANITIZE_REPORT")) report_path = path;
+  if (const char* leaks = getenv("HIPKIT_SANITIZE_LEAK_CHECK")) {
+    if (strcasecmp(leaks, "full") == 0)
+      leak_check = true;
+    else if (leaks[0] != '\0' && strcasecmp(leaks, "no") != 0)
+      return fail(HKRT_ERROR_INVALID_VALUE, "HIPKIT_SANITIZE_LEAK_CHECK=%s: expected full or no", leaks);
+  }
   from_environment = true;
   active_tool.store(SANITIZE_MEMCHECK);
   atexit(at_exit);
