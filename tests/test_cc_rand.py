@@ -107,7 +107,10 @@ def check_sobol_program(exe: Path, rng, tmp_path: Path) -> None:
     np.testing.assert_allclose(normal, ref.sobol_normal(want), rtol=1e-13, atol=1e-13)
     mean = float(done.stdout.split()[1])
     assert mean == pytest.approx(np.prod(double, axis=0).mean(), rel=1e-8)
-    assert mean == pytest.approx(0.5**dimensions, rel=0.1)  # quasi-Monte Carlo's estimate
+    # Quasi-Monte Carlo's estimate, within three standard deviations of plain Monte Carlo's
+    # (which it beats): the product of d uniforms has variance 3^-d - 4^-d.
+    spread = 3 * np.sqrt((4 / 3) ** dimensions - 1) / np.sqrt(m)
+    assert mean == pytest.approx(0.5**dimensions, rel=spread)
 
 
 def test_hipified_sobol_program(rng, tmp_path):

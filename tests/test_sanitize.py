@@ -200,11 +200,13 @@ def test_gpu_kernels_under_compute_sanitizer(script):
     if reason:
         pytest.skip(reason)
     done = sanitize("--error-exitcode", "7", "--", str(script), "<=", "100", "8", HIPKIT_PLATFORM="nvidia")
-    # compute-sanitizer's own report of the NVRTC-built kernel: thread 100 is thread 36 of
-    # block 1, past the end of the exact 400-byte allocations (the pool does not cache).
-    assert "COMPUTE-SANITIZER" in done.stderr, done.stderr
-    assert "Invalid __global__" in done.stderr and "by thread (36,0,0) in block (1,0,0)" in done.stderr
-    assert done.returncode == 7, done.stderr
+    # compute-sanitizer's own report (on stdout, as it prints) of the NVRTC-built kernel:
+    # thread 100 is thread 36 of block 1, past the end of the exact 400-byte allocations
+    # (the pool does not cache).
+    report = done.stdout + done.stderr
+    assert "COMPUTE-SANITIZER" in report, report
+    assert "Invalid __global__" in report and "by thread (36,0,0) in block (1,0,0)" in report
+    assert done.returncode == 7, report
 
 
 def test_a_missing_compute_sanitizer_is_named(script, tmp_path):

@@ -21,7 +21,11 @@ _SOURCE = (Path(__file__).parent / "kernels.hip").read_text()
 BITS, FLOAT01, DOUBLE01, NORMAL, NORMAL_DOUBLE, INT32, INT64 = range(7)
 _NUMBERS = {BITS: 1, FLOAT01: 1, DOUBLE01: 2, NORMAL: 1, NORMAL_DOUBLE: 2, INT32: 1, INT64: 2}
 _BLOCK = 256
-_MAX_GRID = 65535  # threads beyond grid x block loop; the numbers do not depend on it
+# Threads beyond grid x block loop (the numbers do not depend on the launch): 32 blocks a
+# multiprocessor, the best of an H200 sweep of 128 to 1024 threads by 528 to 2^20 blocks
+# (831 Gsamples/s of float32 against 777 with the 65535 blocks of before; RESULTS.md).
+_BLOCKS_PER_MULTIPROCESSOR = 32
+_MAX_GRID = 65535  # Poisson's kernel: a thread per 4096 numbers, beyond that looping
 
 _modules: dict[tuple[str, int], Module] = {}
 _lock = threading.Lock()
@@ -108,8 +112,10 @@ class Generator:
         offset = self._take(n * _NUMBERS[kind])
         if n:
             threads = -(-n * _NUMBERS[kind] // 4)
-            grid = min(-(-threads // _BLOCK), _MAX_GRID)
-            kernel = _module(get_device()).get_function(f"hk_random<{kind}>")
+            device = get_device()
+            cap = _BLOCKS_PER_MULTIPROCESSOR * max(1, device.properties.multiProcessorCount)
+            grid = min(-(-threads // _BLOCK), cap)
+            kernel = _module(device).get_function(f"hk_random<{kind}>")
             kernel[grid, _BLOCK](
                 np.uint64(self.seed),
                 np.uint64(offset),
