@@ -33,6 +33,7 @@ LAYERS = {
     "hipfft": 3,
     "fft": 3,
     "profiler": 3,
+    "_sanitize": 3,
     "cc": 4,
     "doctor": 4,
     "hipify": 4,

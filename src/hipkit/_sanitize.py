@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import config
 
 if TYPE_CHECKING:
-    from .platforms.cpu.platform import CpuPlatform
     from .runtime.pool import MemoryPool
 
 TOOLS = ("memcheck",)
@@ -36,15 +35,24 @@ class Sanitizer:
         self.tool, self.print_limit = tool, print_limit
         self.errors: int | None = None
         self._pools: list[tuple[MemoryPool, bool]] = []
+        self._started: list[tuple[str, Any]] = []  # (platform, its sanitizer face) checking the block
 
     def __enter__(self) -> Sanitizer:
         if config.get("HIPKIT_SANITIZE") != "off":
             raise RuntimeError("HIPKIT_SANITIZE already checks this process (hipkit sanitize)")
-        from .platforms import get
+        from . import platforms
+        from .platforms.base.faces import SanitizerUnavailable
         from .runtime import pool
 
-        self._platform: CpuPlatform = get("cpu")  # type: ignore[assignment]
-        self._platform.sanitize_start(self.tool, self.print_limit)
+        for name in platforms.having("sanitizer"):
+            if platforms.status()[name]:
+                continue  # not usable here
+            face = platforms.faces(name).load("sanitizer")
+            try:
+                face.start(self.tool, self.print_limit)
+            except SanitizerUnavailable:
+                continue  # checks whole processes only (hipkit sanitize)
+            self._started.append((name, face))
         os.environ["HIPKIT_SANITIZE"] = self.tool
         for existing in list(pool._pools.values()):
             self._pools.append((existing, existing.caching))
@@ -53,19 +61,20 @@ class Sanitizer:
 
     def __exit__(self, *exc_info: object) -> None:
         from ._errors import HipError
-        from .runtime.device import Device
+        from .runtime.device import devices
 
         try:
-            for index in range(self._platform.device_count()):
-                try:
-                    Device(index, platform="cpu").synchronize()
-                except HipError:  # a kernel that failed: its error stays the device's (sticky)
-                    pass
+            for name, _ in self._started:
+                for device in devices(name):
+                    try:
+                        device.synchronize()
+                    except HipError:  # a kernel that failed: its error stays the device's (sticky)
+                        pass
         finally:
             del os.environ["HIPKIT_SANITIZE"]
             for existing, caching in self._pools:
                 existing.set_caching(caching)
-            self.errors = self._platform.sanitize_stop()
+            self.errors = sum(face.stop() for _, face in self._started)
             plural = "" if self.errors == 1 else "s"
             print(f"========= ERROR SUMMARY: {self.errors} error{plural}", file=sys.stderr)
 

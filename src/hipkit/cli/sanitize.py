@@ -80,49 +80,42 @@ def _usage(args) -> str:
     return ""
 
 
-def _gpu_platforms() -> list[str]:
-    """The GPU platforms the program may run on: HIPKIT_PLATFORM's, else those whose probe
-    (their driver's device files) says a GPU may be here."""
+def _platforms() -> list[str]:
+    """The platforms the program may run on: HIPKIT_PLATFORM's, else those that are not
+    GPUs and the GPU platforms whose probe (their driver's device files) says a GPU may
+    be here."""
     from .. import platforms
 
     forced = platforms.forced()
     if forced:
-        return [forced] if forced != "cpu" else []
-    return [name for name in ("nvidia", "amd") if platforms.faces(name).probe()]
-
-
-def _vendor_tool(args) -> list[str]:
-    """The command line of the vendor's sanitizer to run the program under, or none (with
-    a message for a GPU platform that has none)."""
-    gpus = _gpu_platforms()
-    if "amd" in gpus:
-        print(
-            "hipkit sanitize: AMD GPUs' kernels are not checked yet (ROCm's address sanitizer needs "
-            "the program built for it): only CPU kernels are",
-            file=sys.stderr,
-        )
-    if "nvidia" not in gpus:
-        return []
-    from ..platforms.nvidia import toolkit
-
-    found = toolkit.find_compute_sanitizer()
-    if found is None:
-        print(
-            f"hipkit sanitize: {toolkit.COMPUTE_SANITIZER_MISSING}; only CPU kernels are checked",
-            file=sys.stderr,
-        )
-        return []
+        return [forced]
     return [
-        found,
-        "--tool",
-        args.tool,
-        "--leak-check",
-        args.leak_check,
-        "--print-limit",
-        str(args.print_limit),
-        "--error-exitcode",
-        str(args.error_exitcode),
+        name for name in platforms.known() if not platforms.faces(name).gpu or platforms.faces(name).probe()
     ]
+
+
+def _under(options) -> tuple[list[str], dict[str, str]]:
+    """The command prefix and the environment of every platform's checks (a message for
+    a platform that has none, or lacks what they need)."""
+    from .. import platforms
+    from ..platforms.base.faces import SanitizerUnavailable
+
+    prefix: list[str] = []
+    environment: dict[str, str] = {}
+    for name in _platforms():
+        faces = platforms.faces(name)
+        face = faces.load("sanitizer")
+        if face is None:
+            print(f"hipkit sanitize: {faces.title} kernels are not checked yet", file=sys.stderr)
+            continue
+        try:
+            more, env = face.command(options)
+        except SanitizerUnavailable as exc:
+            print(f"hipkit sanitize: {exc}; {faces.title} kernels are not checked", file=sys.stderr)
+            continue
+        prefix = prefix or more  # one vendor's tool around the program
+        environment.update(env)
+    return prefix, environment
 
 
 def run(args) -> int:
@@ -130,20 +123,16 @@ def run(args) -> int:
     if usage:
         print(f"hipkit sanitize: error: {usage}", file=sys.stderr)
         return 2
-    vendor = _vendor_tool(args)
-    print("========= HIPKIT-SANITIZER", file=sys.stderr, flush=True)
+    from ..platforms.base.faces import SanitizeOptions
+
     descriptor, report = tempfile.mkstemp(prefix="hipkit-sanitize-")
     os.close(descriptor)
-    os.unlink(report)  # the runtime writes it at exit: none means no runtime ran
+    os.unlink(report)  # the CPU runtime writes it at exit: none means no runtime ran
     try:
-        environment = {
-            "HIPKIT_SANITIZE": args.tool,
-            "HIPKIT_SANITIZE_PRINT_LIMIT": str(args.print_limit),
-            "HIPKIT_SANITIZE_ERROR_EXITCODE": str(args.error_exitcode),
-            "HIPKIT_SANITIZE_LEAK_CHECK": args.leak_check,
-            "HIPKIT_SANITIZE_REPORT": report,
-        }
-        status = _child.run("sanitize", [*vendor, *_child.command(args.program)], environment)
+        options = SanitizeOptions(args.tool, args.print_limit, args.leak_check, args.error_exitcode, report)
+        prefix, environment = _under(options)
+        print("========= HIPKIT-SANITIZER", file=sys.stderr, flush=True)
+        status = _child.run("sanitize", [*prefix, *_child.command(args.program)], environment)
         if not os.path.exists(report):
             print("========= ERROR SUMMARY: 0 errors (no CPU kernel ran)", file=sys.stderr)
     finally:

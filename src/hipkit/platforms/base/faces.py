@@ -23,10 +23,20 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-__all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable"]
+__all__ = ["FACE_NAMES", "Faces", "ProgramTracingUnavailable", "SanitizeOptions", "SanitizerUnavailable"]
 
 # The faces a platform may have, "module:attribute" each (see Faces).
-FACE_NAMES = ("runtime", "toolchain", "checks", "devices", "program_tracing", "blas", "fft", "rand")
+FACE_NAMES = (
+    "runtime",
+    "toolchain",
+    "checks",
+    "devices",
+    "program_tracing",
+    "blas",
+    "fft",
+    "rand",
+    "sanitizer",
+)
 
 
 def _always() -> bool:
@@ -74,6 +84,14 @@ class Faces:
         ``rand() -> RandLibrary``: the platform's hipRAND provider for Python
         (:mod:`hipkit.platforms.base.rand`), loaded once; raises ``RandUnavailable``
         saying what to install.  None where the platform serves no hipRAND.
+    sanitizer
+        How ``hipkit sanitize`` checks the platform's kernels: an object with
+        ``command(options) -> (prefix, environment)``, the command line to run a
+        program under (a vendor's tool: compute-sanitizer) and the environment to
+        add, for the :class:`SanitizeOptions` given; and ``start(tool, print_limit)``
+        / ``stop() -> errors`` for checks inside a Python process
+        (``hipkit.sanitize``).  Each raises :class:`SanitizerUnavailable` saying what
+        is missing.  None where the platform checks nothing yet.
     probe
         A cheap test, with no import, of whether the machine may have a device of
         the platform (its driver's device files): where no earlier platform's
@@ -100,6 +118,7 @@ class Faces:
         "blas",
         "fft",
         "rand",
+        "sanitizer",
         "probe",
         "build_variables",
         "variants",
@@ -119,6 +138,7 @@ class Faces:
         blas: str | None = None,
         fft: str | None = None,
         rand: str | None = None,
+        sanitizer: str | None = None,
         probe: Callable[[], bool] = _always,
         build_variables: tuple[str, ...] = (),
         variants: Mapping[str, Mapping[str, str]] | None = None,
@@ -134,6 +154,7 @@ class Faces:
         self.blas = blas
         self.fft = fft
         self.rand = rand
+        self.sanitizer = sanitizer
         self.probe = probe
         self.build_variables = build_variables
         self.variants = dict(variants or {})
@@ -155,3 +176,24 @@ class Faces:
 
 class ProgramTracingUnavailable(RuntimeError):
     """A platform's programs cannot be traced here (the message says why)."""
+
+
+class SanitizerUnavailable(RuntimeError):
+    """A platform's kernels cannot be checked here, or not that way (the message says why)."""
+
+
+class SanitizeOptions:
+    """What ``hipkit sanitize`` was asked for: the tool, how many errors to print (0: all),
+    the leak check ("full" or "no"), the exit status on errors (0: the program's), and the
+    file the CPU runtime writes its error count to."""
+
+    __slots__ = ("tool", "print_limit", "leak_check", "error_exitcode", "report")
+
+    def __init__(
+        self, tool: str, print_limit: int, leak_check: str, error_exitcode: int, report: str
+    ) -> None:
+        self.tool = tool
+        self.print_limit = print_limit
+        self.leak_check = leak_check
+        self.error_exitcode = error_exitcode
+        self.report = report

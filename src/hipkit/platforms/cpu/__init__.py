@@ -15,7 +15,8 @@ Its faces, each a module here:
 - ``include/``: the HIP headers of CPU kernels and programs.
 
 Programs trace themselves for ``hipkit prof`` (libhipkit_cpu writes the trace),
-so this platform needs no program tracing face.
+so this platform needs no program tracing face;
+- :mod:`.sanitize`: ``hipkit sanitize``'s face: kernels built with probes, memcheck in the runtime.
 """
 
 from ..base.faces import Faces
@@ -31,6 +32,7 @@ FACES = Faces(
     blas=".blas:library",
     fft=".fft:library",
     rand=".rand:library",
+    sanitizer=".sanitize:CpuSanitizer",
     # The compiler, its target ISA, and the warp size and execution of barrier
     # kernels, fixed when a unit is compiled; the OpenBLAS that -lhipblas links.
     build_variables=(

@@ -105,16 +105,6 @@ class CpuPlatform(Platform):
 
     # ------------------------------------------------------------------ devices
 
-    def sanitize_start(self, tool: str, print_limit: int) -> None:
-        """hipkit.sanitize's checks of probed kernels from now on (runtime/sanitize.cpp)."""
-        self._call(self._lib.hkrt_sanitize_start(tool.encode(), print_limit))
-
-    def sanitize_stop(self) -> int:
-        """End them; the number of errors they found."""
-        count = ctypes.c_uint64()
-        self._call(self._lib.hkrt_sanitize_stop(ctypes.byref(count)))
-        return count.value
-
     def device_count(self) -> int:
         return self._count
 

@@ -16,7 +16,8 @@ Its faces, each a module here:
   hipBLAS on cuBLAS from ``include/program/hipblas``);
 - :mod:`.rand`: hipRAND for Python, cuRAND through nvmath-python's bindings (programs get
   hipRAND on cuRAND from ``include/program/hiprand``);
-- :mod:`.toolkit`: where CUDA's parts are (nvcc, NVRTC, CUPTI, cuBLAS), looked up once.
+- :mod:`.toolkit`: where CUDA's parts are (nvcc, NVRTC, CUPTI, cuBLAS), looked up once;
+- :mod:`.sanitize`: ``hipkit sanitize``'s face: the program run under compute-sanitizer.
 """
 
 import os
@@ -50,5 +51,6 @@ FACES = Faces(
     blas=".blas:library",
     fft=".fft:library",
     rand=".rand:library",
+    sanitizer=".sanitize:NvidiaSanitizer",
     probe=gpu_present,
 )
