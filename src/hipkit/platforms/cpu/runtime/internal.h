@@ -417,7 +417,7 @@ struct ExecContext {
 enum SanitizeTool { SANITIZE_OFF = 0, SANITIZE_MEMCHECK = 1 };
 int sanitize_init();
 bool sanitize_active();
-void sanitize_allocated(uintptr_t base, size_t size, size_t span, uint64_t id, int kind);
+void sanitize_allocated(uintptr_t base, size_t size, size_t span, int kind);
 void sanitize_freed(uintptr_t base);     // freed, kept mapped (memory.cpp's quarantine)
 void sanitize_released(uintptr_t base);  // unmapped: no longer checked
 void sanitize_block_end();               // traps if the block made errors

@@ -138,11 +138,11 @@ int allocate(Device* owner, void** ptr, size_t size, int kind, unsigned flags = 
     return fail(HKRT_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
   }
   std::lock_guard<std::mutex> lock(memory_mutex);
-  const uint64_t id = next_id++;
-  allocations[uintptr_t(p)] = Allocation{size, reserved, kind, owner, mapped, id, flags, pool};
+  allocations[uintptr_t(p)] =
+      Allocation{size, reserved, kind, owner, mapped, next_id++, flags, pool};
   // A mapping's whole pages are its own; aligned_alloc's memory only what it reserved.
   if (sanitize_active())
-    sanitize_allocated(uintptr_t(p), size, mapped ? page_bytes(reserved) : reserved, id, kind);
+    sanitize_allocated(uintptr_t(p), size, mapped ? page_bytes(reserved) : reserved, kind);
   *ptr = p;
   return HKRT_SUCCESS;
 }
@@ -195,7 +195,7 @@ void sanitize_known_allocations() {
   std::lock_guard<std::mutex> lock(memory_mutex);
   for (const auto& [base, a] : allocations)
     if (!a.imported && a.kind != HKRT_MEMORY_REGISTERED)
-      sanitize_allocated(base, a.size, a.mapped ? page_bytes(a.reserved) : a.reserved, a.id, a.kind);
+      sanitize_allocated(base, a.size, a.mapped ? page_bytes(a.reserved) : a.reserved, a.kind);
 }
 
 void sanitize_release_quarantine() {

@@ -26,6 +26,9 @@
 // HIPKIT_SANITIZE_REPORT (hipkit sanitize reads it) and, with errors and
 // HIPKIT_SANITIZE_ERROR_EXITCODE, exits with that code.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -47,7 +50,6 @@ namespace {
 struct Region {
   size_t size;  // as requested
   size_t span;  // the bytes from its base that no other allocation can own
-  uint64_t id;
   int kind;
   bool freed;
 };
@@ -68,7 +70,7 @@ uint64_t printed = 0;  // under report_mutex
 // The errors of the block this thread runs: the block that made one fails.
 __thread uint64_t thread_errors = 0;
 
-// An unsigned number of the environment, `fallback` if unset (ValueError's words).
+// An unsigned number of the environment, `fallback` if unset.
 int env_number(const char* name, unsigned long max, unsigned long fallback, unsigned long* out) {
   *out = fallback;
   const char* raw = getenv(name);
@@ -107,14 +109,30 @@ std::string source_line(const void* pc) {
     file = program;
   }
   const uintptr_t offset = uintptr_t(pc) - uintptr_t(info.dli_fbase) - 1;  // the call, not after it
-  char command[4200];
-  snprintf(command, sizeof(command), "addr2line -e '%s' 0x%" PRIxPTR " 2>/dev/null", file, offset);
-  FILE* pipe = popen(command, "r");
-  if (pipe == nullptr) return "";
+  char address[32];
+  snprintf(address, sizeof(address), "0x%" PRIxPTR, offset);
+  // addr2line run directly (no shell: the path is passed as it is), its output piped back.
+  int out[2];
+  if (pipe(out) != 0) return "";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  char* argv[] = {const_cast<char*>("addr2line"), const_cast<char*>("-e"), const_cast<char*>(file), address,
+                  nullptr};
+  pid_t child = 0;
+  const bool spawned = posix_spawnp(&child, "addr2line", &actions, nullptr, argv, environ) == 0;
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
   char line[4096] = "";
-  const bool got = fgets(line, sizeof(line), pipe) != nullptr;
-  pclose(pipe);
-  if (!got || line[0] == '?') return "";
+  size_t got = 0;
+  for (ssize_t n; spawned && got + 1 < sizeof(line) && (n = read(out[0], line + got, sizeof(line) - 1 - got)) > 0;)
+    got += size_t(n);
+  close(out[0]);
+  if (spawned) waitpid(child, nullptr, 0);
+  line[got] = '\0';
+  if (got == 0 || line[0] == '?') return "";
   line[strcspn(line, "\n")] = '\0';
   if (char* discriminator = strstr(line, " (discriminator")) *discriminator = '\0';
   const char* name = line;
@@ -240,9 +258,9 @@ int sanitize_init() {
 
 bool sanitize_active() { return active_tool.load(std::memory_order_relaxed) != 0; }
 
-void sanitize_allocated(uintptr_t base, size_t size, size_t span, uint64_t id, int kind) {
+void sanitize_allocated(uintptr_t base, size_t size, size_t span, int kind) {
   std::unique_lock<std::shared_mutex> lock(regions_mutex);
-  regions[base] = Region{size, span, id, kind, false};
+  regions[base] = Region{size, span, kind, false};
 }
 
 void sanitize_freed(uintptr_t base) {
