@@ -81,17 +81,18 @@ def _usage(args) -> str:
 
 
 def _platforms() -> list[str]:
-    """The platforms the program may run on: HIPKIT_PLATFORM's, else those that are not
-    GPUs and the GPU platforms whose probe (their driver's device files) says a GPU may
-    be here."""
+    """The platforms whose kernels the program may run: those that are not GPUs (any
+    program may use them), and the GPU platform HIPKIT_PLATFORM names or, without it,
+    those whose probe (their driver's device files) says a GPU may be here."""
     from .. import platforms
 
     forced = platforms.forced()
-    if forced:
-        return [forced]
-    return [
-        name for name in platforms.known() if not platforms.faces(name).gpu or platforms.faces(name).probe()
-    ]
+    chosen = []
+    for name in platforms.known():
+        faces = platforms.faces(name)
+        if not faces.gpu or name == forced or (not forced and faces.probe()):
+            chosen.append(name)
+    return chosen
 
 
 def _under(options) -> tuple[list[str], dict[str, str]]:

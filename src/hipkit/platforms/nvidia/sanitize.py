@@ -19,7 +19,8 @@ class NvidiaSanitizer:
             raise SanitizerUnavailable(toolkit.COMPUTE_SANITIZER_MISSING)
         prefix = [found, "--tool", options.tool, "--leak-check", options.leak_check]
         prefix += ["--print-limit", str(options.print_limit), "--error-exitcode", str(options.error_exitcode)]
-        return prefix, {}
+        # Every array its own cudaMalloc, so that compute-sanitizer knows its exact size.
+        return prefix, {"HIPKIT_MEMORY_POOL": "off"}
 
     @staticmethod
     def start(tool: str, print_limit: int) -> None:
