@@ -37,11 +37,11 @@ _TOOLS = ("memcheck",)
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "sanitize",
-        help="check a program's CPU kernels: out-of-bounds and freed-memory accesses (compute-sanitizer's "
+        help="check a program's kernels: out-of-bounds and freed-memory accesses, leaks (compute-sanitizer's "
         "memcheck)",
         description="Run COMMAND (python script.py ..., a script path, or hipkit run prog.hip) with the CPU "
         "platform's kernels built with probes, and report every invalid access with its kernel, thread, "
-        "block, source line, address and allocation.",
+        "block, source line, address and allocation; on NVIDIA under compute-sanitizer.",
     )
     p.add_argument("--tool", choices=_TOOLS, default="memcheck", help="the checker (default memcheck)")
     p.add_argument(
