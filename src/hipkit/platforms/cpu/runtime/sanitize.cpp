@@ -183,20 +183,57 @@ void report(uintptr_t address, size_t size, bool write, const void* pc, uintptr_
   fprintf(stderr, "=========\n");
 }
 
+// What this thread looked up last, valid while `generation` (bumped by every change of
+// the regions) is the same: the allocations its addresses fell in, and the stretches
+// between allocations (the stack, the runtime's memory) that others fell in, a few of
+// each (a kernel reads and writes several arrays).  Most probes are answered here,
+// without the lock.
+constexpr int kSeen = 4;
+struct Seen {
+  uint64_t generation = ~uint64_t(0);
+  uintptr_t base[kSeen] = {};
+  Region region[kSeen] = {};  // span 0: none
+  uintptr_t gap_lo[kSeen] = {}, gap_hi[kSeen] = {};
+  unsigned next_region = 0, next_gap = 0;  // the entries replaced next
+};
+std::atomic<uint64_t> generation{0};
+__thread Seen seen __attribute__((tls_model("initial-exec")));
+
+void changed() { generation.fetch_add(1, std::memory_order_release); }
+
+inline void check_in(uintptr_t address, size_t size, bool write, const void* pc, uintptr_t base, const Region& r) {
+  if (r.freed || address + size > base + r.size) report(address, size, write, pc, base, r);
+}
+
 inline void check(uintptr_t address, size_t size, bool write, const void* pc) {
   if (active_tool.load(std::memory_order_relaxed) != SANITIZE_MEMCHECK) return;
+  const uint64_t now = generation.load(std::memory_order_acquire);
+  Seen& s = seen;
+  if (s.generation == now) {
+    for (int k = 0; k < kSeen; ++k)
+      if (address - s.base[k] < s.region[k].span) return check_in(address, size, write, pc, s.base[k], s.region[k]);
+    for (int k = 0; k < kSeen; ++k)
+      if (address >= s.gap_lo[k] && address < s.gap_hi[k]) return;
+  } else {
+    s = Seen{};
+    s.generation = now;
+  }
   std::shared_lock<std::shared_mutex> lock(regions_mutex);
   auto it = regions.upper_bound(address);
-  if (it == regions.begin()) return;
-  --it;
-  const uintptr_t base = it->first;
-  const Region& r = it->second;
-  if (address - base >= r.span) return;  // not this allocation's memory
-  if (r.freed || address + size > base + r.size) {
-    const Region copy = r;
-    lock.unlock();
-    report(address, size, write, pc, base, copy);
+  const uintptr_t next = it == regions.end() ? ~uintptr_t(0) : it->first;
+  const bool after_one = it != regions.begin();
+  if (after_one) --it;
+  if (!after_one || address - it->first >= it->second.span) {  // no allocation's memory
+    const unsigned k = s.next_gap++ % kSeen;
+    s.gap_lo[k] = after_one ? it->first + it->second.span : 0;
+    s.gap_hi[k] = next;
+    return;
   }
+  const unsigned k = s.next_region++ % kSeen;
+  s.base[k] = it->first;
+  s.region[k] = it->second;
+  lock.unlock();
+  check_in(address, size, write, pc, s.base[k], s.region[k]);
 }
 
 // --leak-check full: every allocation still live at exit is an error.
@@ -261,17 +298,20 @@ bool sanitize_active() { return active_tool.load(std::memory_order_relaxed) != 0
 void sanitize_allocated(uintptr_t base, size_t size, size_t span, int kind) {
   std::unique_lock<std::shared_mutex> lock(regions_mutex);
   regions[base] = Region{size, span, kind, false};
+  changed();
 }
 
 void sanitize_freed(uintptr_t base) {
   std::unique_lock<std::shared_mutex> lock(regions_mutex);
   auto it = regions.find(base);
   if (it != regions.end()) it->second.freed = true;
+  changed();
 }
 
 void sanitize_released(uintptr_t base) {
   std::unique_lock<std::shared_mutex> lock(regions_mutex);
   regions.erase(base);
+  changed();
 }
 
 // After a block: its errors fail the launch.
@@ -378,6 +418,7 @@ int hkrt_sanitize_stop(uint64_t* count) {
   sanitize_release_quarantine();
   std::unique_lock<std::shared_mutex> lock(regions_mutex);
   regions.clear();
+  changed();
   return HKRT_SUCCESS;
 }
 
