@@ -31,6 +31,7 @@ only :mod:`.names` and the paths here.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 TABLES_DIR = Path(__file__).parent
@@ -48,3 +49,16 @@ def write_text(path: Path, text: str) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def refresh(path: Path, text: str, check: bool, script: str) -> int:
+    """A one-header script's end: 0 if ``path`` holds ``text``; else, with ``check``,
+    1 and a line naming ``script`` (the module to run), without it the file written."""
+    if path.exists() and path.read_text() == text:
+        return 0
+    if check:
+        print(f"stale: {path.name} (run python -m {script})", file=sys.stderr)
+        return 1
+    path.parent.mkdir(exist_ok=True)
+    write_text(path, text)
+    return 0

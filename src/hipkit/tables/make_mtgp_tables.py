@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipkit.tables import INCLUDE_DIR, write_text
+from hipkit.tables import INCLUDE_DIR, refresh
 
 OUT_DIR = INCLUDE_DIR / "hipkit_rand"
 HEADER = "mtgp32_11213.h"
@@ -175,19 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the header is stale")
     args = parser.parse_args(argv)
-    path = OUT_DIR / HEADER
     if args.check and source_header() is None:
         print(f"not checked: cuRAND's {SOURCE} is not here", file=sys.stderr)
         return 0
-    text = mtgp_header(read_sets())
-    if path.exists() and path.read_text() == text:
-        return 0
-    if args.check:
-        print(f"stale: {HEADER} (run python -m hipkit.tables.make_mtgp_tables)", file=sys.stderr)
-        return 1
-    OUT_DIR.mkdir(exist_ok=True)
-    write_text(path, text)
-    return 0
+    return refresh(OUT_DIR / HEADER, mtgp_header(read_sets()), args.check, "hipkit.tables.make_mtgp_tables")
 
 
 if __name__ == "__main__":

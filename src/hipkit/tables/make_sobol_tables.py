@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hipkit.tables import INCLUDE_DIR, write_text
+from hipkit.tables import INCLUDE_DIR, refresh
 
 OUT_DIR = INCLUDE_DIR / "hipkit_rand"
 HEADER = "sobol_joe_kuo6.h"
@@ -111,15 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the header is stale")
     args = parser.parse_args(argv)
-    path, text = OUT_DIR / HEADER, sobol_header()
-    if path.exists() and path.read_text() == text:
-        return 0
-    if args.check:
-        print(f"stale: {HEADER} (run python -m hipkit.tables.make_sobol_tables)", file=sys.stderr)
-        return 1
-    OUT_DIR.mkdir(exist_ok=True)
-    write_text(path, text)
-    return 0
+    return refresh(OUT_DIR / HEADER, sobol_header(), args.check, "hipkit.tables.make_sobol_tables")
 
 
 if __name__ == "__main__":

@@ -130,21 +130,5 @@ __HK_RAND_FN unsigned int hiprand(hiprandStateMtgp32_t* state) {
   return x;
 }
 
-__HK_RAND_FN float hiprand_uniform(hiprandStateMtgp32_t* s) { return __hk_uniform(hiprand(s)); }
-__HK_RAND_FN double hiprand_uniform_double(hiprandStateMtgp32_t* s) {
-  return hiprand(s) * __HK_2POW32_INV_DOUBLE + __HK_2POW32_INV_DOUBLE;
-}
-__HK_RAND_FN float hiprand_normal(hiprandStateMtgp32_t* s) { return __hk_normal_icdf(hiprand(s)); }
-__HK_RAND_FN double hiprand_normal_double(hiprandStateMtgp32_t* s) {
-  return __hk_normal_icdf_double(hiprand(s));
-}
-__HK_RAND_FN float hiprand_log_normal(hiprandStateMtgp32_t* s, float mean, float stddev) {
-  return expf(mean + stddev * hiprand_normal(s));
-}
-__HK_RAND_FN double hiprand_log_normal_double(hiprandStateMtgp32_t* s, double mean, double stddev) {
-  return exp(mean + stddev * hiprand_normal_double(s));
-}
-__HK_RAND_FN unsigned int hiprand_poisson(hiprandStateMtgp32_t* s, double lambda) {
-  return __hk_poisson_of(hiprand(s), lambda);
-}
+__HK_ONE_NUMBER_DISTRIBUTIONS(hiprandStateMtgp32_t)
 #endif  // __HK_RAND_NO_BLOCKS

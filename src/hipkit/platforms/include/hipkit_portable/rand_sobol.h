@@ -118,23 +118,6 @@ __HK_RAND_FN double __hk_normal_icdf_double(unsigned int x) {
   return s * __HK_ERFCINV(2.0 * p);
 }
 
-// ---- distributions ----------------------------------------------------------------
-
-__HK_RAND_FN float hiprand_uniform(hiprandStateSobol32_t* s) { return __hk_uniform(hiprand(s)); }
-__HK_RAND_FN double hiprand_uniform_double(hiprandStateSobol32_t* s) {
-  return hiprand(s) * __HK_2POW32_INV_DOUBLE + __HK_2POW32_INV_DOUBLE;
-}
-__HK_RAND_FN float hiprand_normal(hiprandStateSobol32_t* s) { return __hk_normal_icdf(hiprand(s)); }
-__HK_RAND_FN double hiprand_normal_double(hiprandStateSobol32_t* s) {
-  return __hk_normal_icdf_double(hiprand(s));
-}
-__HK_RAND_FN float hiprand_log_normal(hiprandStateSobol32_t* s, float mean, float stddev) {
-  return expf(mean + stddev * hiprand_normal(s));
-}
-__HK_RAND_FN double hiprand_log_normal_double(hiprandStateSobol32_t* s, double mean, double stddev) {
-  return exp(mean + stddev * hiprand_normal_double(s));
-}
-
 // A Poisson number of one 32-bit number x (SOBOL32's point, so that they keep the
 // sequence's evenness; MTGP32's): up to lambda 4000 the inverse of the distribution (its
 // terms summed from 12 deviations below the mean, where what lies below is under 1e-30),
@@ -153,6 +136,28 @@ __HK_RAND_FN unsigned int __hk_poisson_of(unsigned int x, double lambda) {
   }
   return (unsigned int)k;
 }
-__HK_RAND_FN unsigned int hiprand_poisson(hiprandStateSobol32_t* s, double lambda) {
-  return __hk_poisson_of(hiprand(s), lambda);
-}
+
+// ---- distributions ----------------------------------------------------------------
+
+// The distributions of an engine whose every value is one 32-bit number (SOBOL32's and
+// MTGP32's): uniforms of (0, 1] (doubles of the number's 32 bits), normals and
+// log-normals through the inverse normal distribution, Poisson numbers by
+// __hk_poisson_of.  STATE is the engine's state type; its hiprand(STATE*) comes first.
+#define __HK_ONE_NUMBER_DISTRIBUTIONS(STATE)                                                   \
+  __HK_RAND_FN float hiprand_uniform(STATE* s) { return __hk_uniform(hiprand(s)); }            \
+  __HK_RAND_FN double hiprand_uniform_double(STATE* s) {                                       \
+    return hiprand(s) * __HK_2POW32_INV_DOUBLE + __HK_2POW32_INV_DOUBLE;                        \
+  }                                                                                            \
+  __HK_RAND_FN float hiprand_normal(STATE* s) { return __hk_normal_icdf(hiprand(s)); }         \
+  __HK_RAND_FN double hiprand_normal_double(STATE* s) { return __hk_normal_icdf_double(hiprand(s)); } \
+  __HK_RAND_FN float hiprand_log_normal(STATE* s, float mean, float stddev) {                  \
+    return expf(mean + stddev * hiprand_normal(s));                                            \
+  }                                                                                            \
+  __HK_RAND_FN double hiprand_log_normal_double(STATE* s, double mean, double stddev) {        \
+    return exp(mean + stddev * hiprand_normal_double(s));                                      \
+  }                                                                                            \
+  __HK_RAND_FN unsigned int hiprand_poisson(STATE* s, double lambda) {                         \
+    return __hk_poisson_of(hiprand(s), lambda);                                                \
+  }
+
+__HK_ONE_NUMBER_DISTRIBUTIONS(hiprandStateSobol32_t)
